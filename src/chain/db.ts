@@ -1,0 +1,112 @@
+/**
+ * The node's RocksDB: one database, one column family per kind of record. Every block is
+ * written with its receipts, indexes and state changes in one WriteBatch (see
+ * ChainStore.commitBlock), so a crash leaves either the whole block or none of it.
+ *
+ * Reads on the hot path use the addon's synchronous multi-get (`_getManySync`), which
+ * skips a thread-pool hop for point lookups that RocksDB serves from its block cache.
+ */
+import { RocksLevel } from '@nxtedition/rocksdb'
+
+/** Column families and what each holds (keys → values). */
+export const COLUMNS = [
+  'default',
+  /** block hash → RLP header (sealed) */
+  'headers',
+  /** block hash → RLP [transactions, uncles, withdrawals] */
+  'bodies',
+  /** block hash → RLP list of stored receipts */
+  'receipts',
+  /** uint64 BE block number → canonical block hash */
+  'canonical',
+  /** tx hash → RLP [blockNumber, blockHash, index] */
+  'txlookup',
+  /** node hash → trie node (world state and storage tries) */
+  'trie',
+  /** code hash → contract code */
+  'code',
+  /** UTF-8 name → value: head, genesis, chain config */
+  'meta',
+] as const
+
+export type ColumnName = (typeof COLUMNS)[number]
+
+// biome-ignore lint/suspicious/noExplicitAny: the addon's column handles are opaque
+export type ColumnHandle = any
+
+export interface Database {
+  readonly level: RocksLevel
+  readonly columns: Record<ColumnName, ColumnHandle>
+  /** Synchronous point read; undefined when absent. */
+  getSync(column: ColumnName, key: Uint8Array): Uint8Array | undefined
+  /** Synchronous multi-read. */
+  getManySync(column: ColumnName, keys: Uint8Array[]): (Uint8Array | undefined)[]
+  /** A new atomic write batch. */
+  batch(): WriteBatch
+  close(): Promise<void>
+}
+
+export interface WriteBatch {
+  put(column: ColumnName, key: Uint8Array, value: Uint8Array): void
+  del(column: ColumnName, key: Uint8Array): void
+  /** Writes atomically; `sync` fsyncs the WAL before resolving. */
+  write(sync: boolean): Promise<void>
+  readonly length: number
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/** Opens (creating if missing) the database at `location` with every column family. */
+export async function openDatabase(location: string): Promise<Database> {
+  const level = new RocksLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' })
+  const columnOptions: Record<string, object> = {}
+  for (const name of COLUMNS) columnOptions[name] = {}
+  // biome-ignore lint/suspicious/noExplicitAny: open options of the addon are untyped
+  await level.open({ createIfMissing: true, columns: columnOptions } as any)
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  const columns = (level as any).columns as Record<ColumnName, ColumnHandle>
+  const optionsByColumn = new Map<ColumnName, { column: ColumnHandle }>()
+  for (const name of COLUMNS) optionsByColumn.set(name, { column: columns[name] })
+  // biome-ignore lint/suspicious/noExplicitAny: _getManySync is the addon's sync read
+  const raw = level as any
+
+  const db: Database = {
+    level,
+    columns,
+    getSync(column, key) {
+      const [value] = raw._getManySync([toBuffer(key)], optionsByColumn.get(column))
+      return value ?? undefined
+    },
+    getManySync(column, keys) {
+      const values = raw._getManySync(keys.map(toBuffer), optionsByColumn.get(column)) as (Buffer | undefined)[]
+      return values.map((v) => v ?? undefined)
+    },
+    batch() {
+      const b = level.batch()
+      let length = 0
+      return {
+        put(column, key, value) {
+          b.put(toBuffer(key), toBuffer(value), optionsByColumn.get(column))
+          length++
+        },
+        del(column, key) {
+          b.del(toBuffer(key), optionsByColumn.get(column))
+          length++
+        },
+        async write(sync) {
+          // biome-ignore lint/suspicious/noExplicitAny: write options of the addon are untyped
+          await b.write({ sync } as any)
+        },
+        get length() {
+          return length
+        },
+      }
+    },
+    async close() {
+      await level.close()
+    },
+  }
+  return db
+}

@@ -1,0 +1,235 @@
+/**
+ * ChainStore: the canonical chain on disk. Headers, bodies, receipts, the number → hash
+ * index, the transaction lookup and the head pointer live in their own column families
+ * (src/chain/db.ts). `commitBlock` writes a block, its receipts, its indexes, its state
+ * changes and the new head in ONE WriteBatch, so after a crash the head always names a
+ * complete block whose state is on disk.
+ *
+ * The block hash is the IBFT hash (seals blanked, see src/consensus/ibft), passed in by
+ * whoever built or verified the block; the store never recomputes it.
+ */
+import type { BlockHeader } from '@ethereumjs/block'
+import { createBlockHeaderFromBytesArray } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { createTxFromBlockBodyData } from '@ethereumjs/tx'
+import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
+import type { TrieStore } from '../state/trieStore.js'
+import type { Database } from './db.js'
+import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
+
+/** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
+export const BLOCK_CACHE_ENTRIES = 512
+
+const HEAD_KEY = Buffer.from('head')
+const GENESIS_KEY = Buffer.from('genesis')
+
+export interface ChainBlock {
+  hash: Uint8Array
+  header: BlockHeader
+  /** Header fields as stored (sealed extraData), in fork order. */
+  headerRaw: Uint8Array[]
+  transactions: TypedTransaction[]
+  /** Transaction bytes as they appear in the block body (typed: type ‖ payload). */
+  transactionBytes: Uint8Array[]
+  uncles: Uint8Array[][]
+  /** Withdrawals as raw RLP lists (Shanghai+), else undefined. */
+  withdrawals: Uint8Array[][] | undefined
+  /** RLP size of the whole block, as geth reports `size`. */
+  size: number
+  totalDifficulty: bigint
+}
+
+export interface NewBlock {
+  hash: Uint8Array
+  headerRaw: Uint8Array[]
+  transactionBytes: Uint8Array[]
+  uncles?: Uint8Array[][]
+  withdrawals?: Uint8Array[][]
+  receipts: StoredReceipt[]
+  totalDifficulty: bigint
+}
+
+export interface TxLocation {
+  blockHash: Uint8Array
+  blockNumber: bigint
+  index: number
+}
+
+export function numberKey(n: bigint): Uint8Array {
+  const key = Buffer.alloc(8)
+  key.writeBigUInt64BE(n)
+  return key
+}
+
+function tdKey(hash: Uint8Array): Uint8Array {
+  return Buffer.concat([hash, Buffer.from('t')])
+}
+
+/** Encodes the block body as stored: RLP([txs, uncles, withdrawals?]). */
+function encodeBody(b: NewBlock): Uint8Array {
+  const body: unknown[] = [b.transactionBytes, b.uncles ?? []]
+  if (b.withdrawals !== undefined) body.push(b.withdrawals)
+  // typed transactions are embedded as byte strings, legacy ones as lists
+  const txs = b.transactionBytes.map((t) => ((t[0] as number) >= 0xc0 ? RLP.decode(t) : t))
+  body[0] = txs
+  return RLP.encode(body as never)
+}
+
+export class ChainStore {
+  readonly db: Database
+  readonly common: Common
+  #head: ChainBlock | undefined
+  #genesisHash: Uint8Array | undefined
+  readonly #cache = new Map<string, ChainBlock>()
+
+  constructor(db: Database, common: Common) {
+    this.db = db
+    this.common = common
+    const head = db.getSync('meta', HEAD_KEY)
+    if (head !== undefined) this.#head = this.getBlockByHash(head)
+    this.#genesisHash = db.getSync('meta', GENESIS_KEY)
+  }
+
+  /** True once a genesis block is stored. */
+  get initialized(): boolean {
+    return this.#head !== undefined
+  }
+
+  /** The head block; throws when the store is empty. */
+  get head(): ChainBlock {
+    if (this.#head === undefined) throw new Error('chain store has no head block')
+    return this.#head
+  }
+
+  get genesisHash(): Uint8Array {
+    if (this.#genesisHash === undefined) throw new Error('chain store has no genesis block')
+    return this.#genesisHash
+  }
+
+  getHashByNumber(n: bigint): Uint8Array | undefined {
+    if (n < 0n || n > 0xffffffffffffffffn) return undefined
+    if (this.#head !== undefined && n > this.#head.header.number) return undefined
+    return this.db.getSync('canonical', numberKey(n))
+  }
+
+  getBlockByNumber(n: bigint): ChainBlock | undefined {
+    const hash = this.getHashByNumber(n)
+    return hash === undefined ? undefined : this.getBlockByHash(hash)
+  }
+
+  /** True when `hash` is the canonical block at its height. */
+  isCanonical(block: ChainBlock): boolean {
+    const h = this.getHashByNumber(block.header.number)
+    return h !== undefined && Buffer.compare(h, block.hash) === 0
+  }
+
+  getBlockByHash(hash: Uint8Array): ChainBlock | undefined {
+    const key = Buffer.from(hash).toString('hex')
+    const cached = this.#cache.get(key)
+    if (cached !== undefined) return cached
+    const headerBytes = this.db.getSync('headers', hash)
+    if (headerBytes === undefined) return undefined
+    const bodyBytes = this.db.getSync('bodies', hash)
+    if (bodyBytes === undefined) return undefined
+    const tdBytes = this.db.getSync('headers', tdKey(hash))
+    const block = this.#decode(hash, headerBytes, bodyBytes, tdBytes ? bytesToBigInt(tdBytes) : 0n)
+    this.#remember(key, block)
+    return block
+  }
+
+  getReceipts(hash: Uint8Array): StoredReceipt[] | undefined {
+    const bytes = this.db.getSync('receipts', hash)
+    return bytes === undefined ? undefined : decodeStoredReceipts(bytes)
+  }
+
+  getTxLocation(txHash: Uint8Array): TxLocation | undefined {
+    const bytes = this.db.getSync('txlookup', txHash)
+    if (bytes === undefined) return undefined
+    const [num, blockHash, index] = RLP.decode(bytes) as Uint8Array[]
+    const blockNumber = bytesToBigInt(num as Uint8Array)
+    if (this.#head !== undefined && blockNumber > this.#head.header.number) return undefined
+    return { blockNumber, blockHash: blockHash as Uint8Array, index: Number(bytesToBigInt(index as Uint8Array)) }
+  }
+
+  /**
+   * Writes block + receipts + indexes + pending state (from `trie`) + head pointer in one
+   * atomic batch, fsynced when `sync`. The block becomes the head.
+   */
+  async commitBlock(b: NewBlock, trie: TrieStore | undefined, sync: boolean): Promise<ChainBlock> {
+    const batch = this.db.batch()
+    trie?.flushInto(batch)
+    const headerBytes = RLP.encode(b.headerRaw)
+    const bodyBytes = encodeBody(b)
+    const number = bytesToBigInt(b.headerRaw[8] as Uint8Array)
+    batch.put('headers', b.hash, headerBytes)
+    batch.put('headers', tdKey(b.hash), bigIntToUnpaddedBytes(b.totalDifficulty))
+    batch.put('bodies', b.hash, bodyBytes)
+    batch.put('receipts', b.hash, encodeStoredReceipts(b.receipts))
+    batch.put('canonical', numberKey(number), b.hash)
+    const numberBytes = bigIntToUnpaddedBytes(number)
+    const block = this.#decode(b.hash, headerBytes, bodyBytes, b.totalDifficulty)
+    block.transactions.forEach((tx, i) => {
+      batch.put('txlookup', tx.hash(), RLP.encode([numberBytes, b.hash, bigIntToUnpaddedBytes(BigInt(i))]))
+    })
+    if (number === 0n) batch.put('meta', GENESIS_KEY, b.hash)
+    batch.put('meta', HEAD_KEY, b.hash)
+    await batch.write(sync)
+    if (number === 0n) this.#genesisHash = b.hash
+    this.#remember(Buffer.from(b.hash).toString('hex'), block)
+    this.#head = block
+    return block
+  }
+
+  /** Reads a metadata value (UTF-8 key). */
+  getMeta(key: string): Uint8Array | undefined {
+    return this.db.getSync('meta', Buffer.from(key))
+  }
+
+  async putMeta(key: string, value: Uint8Array): Promise<void> {
+    const batch = this.db.batch()
+    batch.put('meta', Buffer.from(key), value)
+    await batch.write(true)
+  }
+
+  #remember(key: string, block: ChainBlock): void {
+    if (this.#cache.size >= BLOCK_CACHE_ENTRIES) {
+      const oldest = this.#cache.keys().next().value
+      if (oldest !== undefined) this.#cache.delete(oldest)
+    }
+    this.#cache.set(key, block)
+  }
+
+  #decode(hash: Uint8Array, headerBytes: Uint8Array, bodyBytes: Uint8Array, td: bigint): ChainBlock {
+    const headerRaw = RLP.decode(headerBytes) as Uint8Array[]
+    const header = createBlockHeaderFromBytesArray(headerRaw, {
+      common: this.common,
+      setHardfork: true,
+      skipConsensusFormatValidation: true,
+    })
+    const body = RLP.decode(bodyBytes) as unknown as [unknown[], Uint8Array[][], Uint8Array[][]?]
+    const txOpts = { common: header.common }
+    const transactionBytes: Uint8Array[] = []
+    const transactions = (body[0] as (Uint8Array | Uint8Array[])[]).map((t) => {
+      const tx = createTxFromBlockBodyData(t, txOpts)
+      transactionBytes.push(Array.isArray(t) ? RLP.encode(t) : t)
+      return tx
+    })
+    const withdrawals = body[2]
+    const fullBlock: unknown[] = [headerRaw, body[0], body[1]]
+    if (withdrawals !== undefined) fullBlock.push(withdrawals)
+    const size = RLP.encode(fullBlock as never).length
+    return {
+      hash,
+      header,
+      headerRaw,
+      transactions,
+      transactionBytes,
+      uncles: body[1],
+      withdrawals,
+      size,
+      totalDifficulty: td,
+    }
+  }
+}

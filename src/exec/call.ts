@@ -1,0 +1,206 @@
+/**
+ * eth_call and eth_estimateGas: a message executed on the state of a block, never committed.
+ * Follows geth's rules (internal/ethapi): missing gas = the RPC gas cap; no fee fields =
+ * price 0 and no base-fee check (BASEFEE reads 0, as in geth); nonce and EOA checks skipped;
+ * the sender's balance must cover gas × price + value; the block gas limit does not bind.
+ *
+ * Each attempt runs on a fresh state manager at the block's root (roots are immutable, so
+ * this costs only cache warm-up), so nothing leaks between attempts or into the chain.
+ */
+import { createBlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createTx, type TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import type { Database } from '../chain/db.js'
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import { stateAt } from '../state/index.js'
+import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
+import { createChainVM, envBlock } from './vm.js'
+
+export interface CallRequest {
+  from?: Uint8Array
+  to?: Uint8Array
+  gas?: bigint
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  value?: bigint
+  data?: Uint8Array
+  nonce?: bigint
+  accessList?: { address: string; storageKeys: string[] }[]
+}
+
+export interface CallLimits {
+  gasCap: bigint
+  timeoutMs: number
+}
+
+export interface CallOutcome {
+  returnValue: Uint8Array
+  gasUsed: bigint
+  /** undefined on success; the geth error message otherwise. */
+  error: string | undefined
+  reverted: boolean
+}
+
+const ZERO_ADDRESS = new Address(new Uint8Array(20))
+/** Gas stipend added by geth's optimistic estimate (params.CallStipend). */
+const CALL_STIPEND = 2300n
+/** geth stops the estimate's binary search when within 1.5% of the answer. */
+const ESTIMATE_ERROR_RATIO = 0.015
+const TX_GAS = 21_000n
+
+interface Env {
+  db: Database
+  store: ChainStore
+  common: Common
+  block: ChainBlock
+}
+
+function hasFees(req: CallRequest): boolean {
+  return (req.gasPrice ?? 0n) > 0n || (req.maxFeePerGas ?? 0n) > 0n || (req.maxPriorityFeePerGas ?? 0n) > 0n
+}
+
+function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Common): TypedTransaction {
+  const base = {
+    to: req.to,
+    data: req.data,
+    value: req.value ?? 0n,
+    gasLimit: gas,
+    nonce,
+    accessList: req.accessList,
+  }
+  const dynamic = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
+  const data = dynamic
+    ? {
+        ...base,
+        type: 2,
+        maxFeePerGas: req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n,
+        maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+      }
+    : req.accessList !== undefined
+      ? { ...base, type: 1, gasPrice: req.gasPrice ?? 0n }
+      : { ...base, type: 0, gasPrice: req.gasPrice ?? 0n }
+  const tx = createTx(data as never, { common, freeze: false })
+  const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
+  // an unsigned message: the sender is whoever the caller says
+  ;(tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => from
+  return tx
+}
+
+/** One execution of `req` with `gas` on the block's state. */
+async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOutcome> {
+  const { common, block } = env
+  const sm = stateAt(env.db, common, block.header.stateRoot)
+  const vm = await createChainVM(env.store, common, sm)
+  const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
+  const account = await sm.getAccount(from)
+  const balance = account?.balance ?? 0n
+  const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
+  const needed = gas * feeCap + (req.value ?? 0n)
+  if (balance < needed) {
+    throw new ExecutionError(`insufficient funds for gas * price + value: address ${from.toString()} have ${balance} want ${needed}`)
+  }
+  const noFees = !hasFees(req)
+  const header = noFees && block.header.baseFeePerGas !== undefined
+    ? createBlockHeader({ ...block.header.toJSON(), baseFeePerGas: 0n }, { common, skipConsensusFormatValidation: true })
+    : block.header
+  const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
+  try {
+    const result = await runTx(vm, {
+      tx,
+      block: envBlock(header),
+      skipNonce: true,
+      skipBalance: true,
+      skipBlockGasLimitValidation: true,
+      skipHardForkValidation: true,
+    })
+    const err = result.execResult.exceptionError
+    return {
+      returnValue: result.execResult.returnValue,
+      gasUsed: result.totalGasSpent,
+      error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
+      reverted: err?.error === 'revert',
+    }
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e)
+    if (/gasLimit is too low|intrinsic/i.test(msg)) {
+      throw new ExecutionError(`intrinsic gas too low: have ${gas}, want ${tx.getIntrinsicGas()}`)
+    }
+    throw new ExecutionError(msg.split(' -> ')[0]?.split('\n')[0] ?? msg)
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ExecutionError(`execution aborted (timeout = ${ms / 1000}s)`)), ms)
+  })
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
+}
+
+function callGas(req: CallRequest, limits: CallLimits): bigint {
+  const gas = req.gas ?? limits.gasCap
+  return limits.gasCap > 0n && gas > limits.gasCap ? limits.gasCap : gas
+}
+
+/** eth_call: return data, or ExecutionRevertedError / ExecutionError. */
+export async function call(env: Env, req: CallRequest, limits: CallLimits): Promise<Uint8Array> {
+  const outcome = await withTimeout(attempt(env, req, callGas(req, limits)), limits.timeoutMs)
+  if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
+  if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
+  return outcome.returnValue
+}
+
+/** eth_estimateGas: geth's binary search for the lowest gas that does not fail. */
+export async function estimateGas(env: Env, req: CallRequest, limits: CallLimits): Promise<bigint> {
+  return withTimeout(estimate(env, req, limits), limits.timeoutMs)
+}
+
+async function estimate(env: Env, req: CallRequest, limits: CallLimits): Promise<bigint> {
+  let hi = req.gas !== undefined && req.gas >= TX_GAS ? req.gas : env.block.header.gasLimit
+  if (limits.gasCap > 0n && hi > limits.gasCap) hi = limits.gasCap
+  const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
+  if (feeCap > 0n) {
+    const sm = stateAt(env.db, env.common, env.block.header.stateRoot)
+    const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
+    const balance = (await sm.getAccount(from))?.balance ?? 0n
+    const value = req.value ?? 0n
+    if (value > balance) throw new ExecutionError('insufficient funds for transfer')
+    const allowance = (balance - value) / feeCap
+    if (hi > allowance) hi = allowance
+  }
+  // a plain transfer to an account without code costs exactly 21000
+  if (req.to !== undefined && (req.data === undefined || req.data.length === 0)) {
+    const sm = stateAt(env.db, env.common, env.block.header.stateRoot)
+    const code = await sm.getCode(new Address(req.to))
+    if (code.length === 0) {
+      const outcome = await attempt(env, req, TX_GAS)
+      if (outcome.error === undefined) return TX_GAS
+    }
+  }
+  const top = await attempt(env, req, hi)
+  if (top.error !== undefined) {
+    if (top.reverted) throw new ExecutionRevertedError(top.returnValue)
+    if (top.error === 'out of gas') throw new ExecutionError(`gas required exceeds allowance (${hi})`)
+    throw new ExecutionError(top.error)
+  }
+  let lo = top.gasUsed - 1n
+  // optimistic guess: what was used plus the stipend, scaled by 64/63 for nested calls
+  const optimistic = ((top.gasUsed + CALL_STIPEND) * 64n) / 63n
+  if (optimistic < hi) {
+    const o = await attempt(env, req, optimistic).catch(() => undefined)
+    if (o !== undefined && o.error === undefined) hi = optimistic
+    else lo = optimistic > lo ? optimistic : lo
+  }
+  while (lo + 1n < hi) {
+    if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break
+    let mid = (hi + lo) / 2n
+    if (mid > lo * 2n) mid = lo * 2n // the answer is usually close to what was used
+    const o = await attempt(env, req, mid).catch(() => undefined)
+    if (o === undefined || o.error !== undefined) lo = mid
+    else hi = mid
+  }
+  return hi
+}

@@ -1,0 +1,87 @@
+/**
+ * Block and header objects in geth's field set for the block's fork: London adds
+ * baseFeePerGas, Shanghai withdrawalsRoot/withdrawals, Cancun blob gas and the beacon root,
+ * Prague requestsHash. IBFT chains (difficulty 1 per block, never merged) also carry
+ * totalDifficulty, as pre-merge geth did.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import type { ChainBlock } from '../../chain/store.js'
+import { keccak256 } from '../../util/crypto.js'
+import { toData, toQuantity } from '../hex.js'
+import { formatTransaction } from './transaction.js'
+
+export type RpcObject = Record<string, unknown>
+
+export function formatHeader(block: ChainBlock): RpcObject {
+  const h = block.header
+  const out: RpcObject = {
+    number: toQuantity(h.number),
+    hash: toData(block.hash),
+    parentHash: toData(h.parentHash),
+    nonce: toData(h.nonce),
+    mixHash: toData(h.mixHash),
+    sha3Uncles: toData(h.uncleHash),
+    logsBloom: toData(h.logsBloom),
+    stateRoot: toData(h.stateRoot),
+    miner: toData(h.coinbase.bytes),
+    difficulty: toQuantity(h.difficulty),
+    extraData: toData(h.extraData),
+    gasLimit: toQuantity(h.gasLimit),
+    gasUsed: toQuantity(h.gasUsed),
+    timestamp: toQuantity(h.timestamp),
+    transactionsRoot: toData(h.transactionsTrie),
+    receiptsRoot: toData(h.receiptTrie),
+  }
+  const common = h.common
+  if (common.isActivatedEIP(1559) && h.baseFeePerGas !== undefined) out.baseFeePerGas = toQuantity(h.baseFeePerGas)
+  if (common.isActivatedEIP(4895) && h.withdrawalsRoot !== undefined) out.withdrawalsRoot = toData(h.withdrawalsRoot)
+  if (common.isActivatedEIP(4844)) {
+    out.blobGasUsed = toQuantity(h.blobGasUsed ?? 0n)
+    out.excessBlobGas = toQuantity(h.excessBlobGas ?? 0n)
+  }
+  if (common.isActivatedEIP(4788) && h.parentBeaconBlockRoot !== undefined) {
+    out.parentBeaconBlockRoot = toData(h.parentBeaconBlockRoot)
+  }
+  if (common.isActivatedEIP(7685) && h.requestsHash !== undefined) out.requestsHash = toData(h.requestsHash)
+  return out
+}
+
+export interface FormatBlockOptions {
+  fullTransactions: boolean
+  /** Include totalDifficulty (chains that never merged). */
+  withTotalDifficulty: boolean
+  /** Senders of the block's transactions, in order (from the stored receipts). */
+  senders: Uint8Array[]
+}
+
+export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
+  const out = formatHeader(block)
+  if (opts.withTotalDifficulty) out.totalDifficulty = toQuantity(block.totalDifficulty)
+  out.size = toQuantity(block.size)
+  out.uncles = block.uncles.map((u) => toData(keccak256(RLP.encode(u))))
+  out.transactions = opts.fullTransactions
+    ? block.transactions.map((tx, i) =>
+        formatTransaction(tx, {
+          from: opts.senders[i] as Uint8Array,
+          blockHash: block.hash,
+          blockNumber: block.header.number,
+          blockTimestamp: block.header.timestamp,
+          index: i,
+          baseFee: block.header.baseFeePerGas,
+        }),
+      )
+    : block.transactions.map((tx) => toData(tx.hash()))
+  if (block.withdrawals !== undefined) {
+    out.withdrawals = block.withdrawals.map((w) => ({
+      index: toQuantity(bytesToBig(w[0] as Uint8Array)),
+      validatorIndex: toQuantity(bytesToBig(w[1] as Uint8Array)),
+      address: toData(w[2] as Uint8Array),
+      amount: toQuantity(bytesToBig(w[3] as Uint8Array)),
+    }))
+  }
+  return out
+}
+
+function bytesToBig(b: Uint8Array): bigint {
+  return b.length === 0 ? 0n : BigInt(`0x${Buffer.from(b).toString('hex')}`)
+}

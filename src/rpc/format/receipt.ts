@@ -1,0 +1,82 @@
+/**
+ * Receipts and logs in geth's shapes. Log positions (logIndex) count across the whole
+ * block; `removed` is always false on an IBFT chain (no reorgs).
+ */
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { logsBloom } from '../../chain/bloom.js'
+import type { LogTuple, StoredReceipt } from '../../chain/receipt.js'
+import type { ChainBlock } from '../../chain/store.js'
+import { toData, toQuantity } from '../hex.js'
+import type { RpcObject } from './block.js'
+
+export interface LogPosition {
+  block: ChainBlock
+  txHash: Uint8Array
+  txIndex: number
+  logIndex: number
+}
+
+export function formatLog(log: LogTuple, pos: LogPosition): RpcObject {
+  return {
+    address: toData(log[0]),
+    topics: log[1].map((t) => toData(t)),
+    data: toData(log[2]),
+    blockNumber: toQuantity(pos.block.header.number),
+    transactionHash: toData(pos.txHash),
+    transactionIndex: toQuantity(pos.txIndex),
+    blockHash: toData(pos.block.hash),
+    blockTimestamp: toQuantity(pos.block.header.timestamp),
+    logIndex: toQuantity(pos.logIndex),
+    removed: false,
+  }
+}
+
+/** Index of the first log of receipt `txIndex` within its block. */
+export function firstLogIndex(receipts: StoredReceipt[], txIndex: number): number {
+  let n = 0
+  for (let i = 0; i < txIndex; i++) n += (receipts[i] as StoredReceipt).logs.length
+  return n
+}
+
+export function formatReceipt(
+  block: ChainBlock,
+  receipts: StoredReceipt[],
+  txIndex: number,
+  tx: TypedTransaction,
+  logIndexStart = firstLogIndex(receipts, txIndex),
+): RpcObject {
+  const r = receipts[txIndex] as StoredReceipt
+  const txHash = tx.hash()
+  const out: RpcObject = {
+    blockHash: toData(block.hash),
+    blockNumber: toQuantity(block.header.number),
+    contractAddress: r.contractAddress === undefined ? null : toData(r.contractAddress),
+    cumulativeGasUsed: toQuantity(r.cumulativeGasUsed),
+    effectiveGasPrice: toQuantity(r.effectiveGasPrice),
+    from: toData(r.from),
+    gasUsed: toQuantity(r.gasUsed),
+    logs: r.logs.map((log, i) => formatLog(log, { block, txHash, txIndex, logIndex: logIndexStart + i })),
+    logsBloom: toData(logsBloom(r.logs)),
+  }
+  if (r.root !== undefined) out.root = toData(r.root)
+  else out.status = toQuantity(r.status ?? 0)
+  out.to = tx.to === undefined ? null : toData(tx.to.bytes)
+  out.transactionHash = toData(txHash)
+  out.transactionIndex = toQuantity(txIndex)
+  out.type = toQuantity(r.type)
+  if (r.type === 3) {
+    out.blobGasUsed = toQuantity(r.blobGasUsed)
+    out.blobGasPrice = toQuantity(r.blobGasPrice)
+  }
+  return out
+}
+
+/** Every receipt of a block (eth_getBlockReceipts). */
+export function formatBlockReceipts(block: ChainBlock, receipts: StoredReceipt[]): RpcObject[] {
+  let logIndex = 0
+  return block.transactions.map((tx, i) => {
+    const out = formatReceipt(block, receipts, i, tx, logIndex)
+    logIndex += (receipts[i] as StoredReceipt).logs.length
+    return out
+  })
+}

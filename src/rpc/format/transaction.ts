@@ -1,0 +1,87 @@
+/**
+ * Transaction objects as geth's RPCTransaction marshals them: per type, the fee fields,
+ * accessList, chainId (legacy: only when EIP-155 protected), authorizationList, v/r/s and
+ * yParity (typed only); gasPrice is the effective price once mined, the fee cap while pending.
+ */
+import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import { bytesToBigInt } from '@ethereumjs/util'
+import { toData, toQuantity } from '../hex.js'
+import type { RpcObject } from './block.js'
+
+export interface TxContext {
+  from: Uint8Array
+  /** Absent for pending transactions. */
+  blockHash?: Uint8Array
+  blockNumber?: bigint
+  blockTimestamp?: bigint
+  index?: number
+  baseFee?: bigint
+}
+
+type AccessListBytes = [Uint8Array, Uint8Array[]][]
+type AuthorizationBytes = [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array][]
+
+function formatAccessList(list: AccessListBytes): RpcObject[] {
+  return list.map(([address, keys]) => ({ address: toData(address), storageKeys: keys.map((k) => toData(k)) }))
+}
+
+export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
+  const mined = ctx.blockHash !== undefined
+  const out: RpcObject = {
+    blockHash: mined ? toData(ctx.blockHash as Uint8Array) : null,
+    blockNumber: mined ? toQuantity(ctx.blockNumber as bigint) : null,
+  }
+  if (mined && ctx.blockTimestamp !== undefined) out.blockTimestamp = toQuantity(ctx.blockTimestamp)
+  out.from = toData(ctx.from)
+  out.gas = toQuantity(tx.gasLimit)
+  const t = tx as unknown as {
+    gasPrice?: bigint
+    maxFeePerGas?: bigint
+    maxPriorityFeePerGas?: bigint
+    accessList?: AccessListBytes
+    authorizationList?: AuthorizationBytes
+    chainId?: bigint
+  }
+  if (tx.type === 0 || tx.type === 1) {
+    out.gasPrice = toQuantity(t.gasPrice as bigint)
+  } else {
+    const feeCap = t.maxFeePerGas as bigint
+    const tipCap = t.maxPriorityFeePerGas as bigint
+    let price = feeCap
+    if (mined && ctx.baseFee !== undefined) {
+      const withTip = ctx.baseFee + tipCap
+      price = withTip < feeCap ? withTip : feeCap
+    }
+    out.gasPrice = toQuantity(price)
+    out.maxFeePerGas = toQuantity(feeCap)
+    out.maxPriorityFeePerGas = toQuantity(tipCap)
+  }
+  out.hash = toData(tx.hash())
+  out.input = toData(tx.data)
+  out.nonce = toQuantity(tx.nonce)
+  out.to = tx.to === undefined ? null : toData(tx.to.bytes)
+  out.transactionIndex = mined ? toQuantity(ctx.index as number) : null
+  out.value = toQuantity(tx.value)
+  out.type = toQuantity(tx.type)
+  if (tx.type !== 0) {
+    out.accessList = formatAccessList(t.accessList ?? [])
+    out.chainId = toQuantity(t.chainId as bigint)
+  } else if (tx.supports(Capability.EIP155ReplayProtection)) {
+    out.chainId = toQuantity(tx.common.chainId())
+  }
+  if (tx.type === 4) {
+    out.authorizationList = (t.authorizationList ?? []).map(([chainId, address, nonce, yParity, r, s]) => ({
+      chainId: toQuantity(bytesToBigInt(chainId)),
+      address: toData(address),
+      nonce: toQuantity(bytesToBigInt(nonce)),
+      yParity: toQuantity(bytesToBigInt(yParity)),
+      r: toQuantity(bytesToBigInt(r)),
+      s: toQuantity(bytesToBigInt(s)),
+    }))
+  }
+  out.v = toQuantity(tx.v ?? 0n)
+  out.r = toQuantity(tx.r ?? 0n)
+  out.s = toQuantity(tx.s ?? 0n)
+  if (tx.type !== 0) out.yParity = toQuantity(tx.v ?? 0n)
+  return out
+}

@@ -1,0 +1,133 @@
+/**
+ * Fee methods: eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory.
+ *
+ * The tip suggestion follows geth's oracle in spirit: the 60th percentile of the lowest
+ * tips paid in each of the last 20 blocks, DEFAULT_TIP_WEI when there were none, and never
+ * below the price limit (a lower suggestion would be refused by our own pool). eth_gasPrice
+ * is that tip plus the next base fee — equal to the price limit when one is enforced and
+ * the chain is quiet, as the spec asks.
+ */
+import type { ChainBlock } from '../../../chain/store.js'
+import { effectiveTip } from '../../../txpool/validate.js'
+import type { Backend } from '../../backend.js'
+import { InvalidParamsError } from '../../errors.js'
+import { toQuantity } from '../../hex.js'
+import { BlockTag, Uint64, optional, type BlockRef, FloatArray } from '../../params/index.js'
+import type { MethodTable } from '../../types.js'
+
+/** Tip suggested when recent blocks carry no transactions (1 gwei). */
+export const DEFAULT_TIP_WEI = 1_000_000_000n
+/** Blocks the tip oracle looks back over. */
+export const GAS_PRICE_ORACLE_BLOCKS = 20
+/** Percentile of recent tips suggested. */
+export const GAS_PRICE_ORACLE_PERCENTILE = 60
+/** Most blocks one eth_feeHistory call covers (geth: 1024). */
+export const FEE_HISTORY_MAX_BLOCKS = 1024
+
+function nextBaseFee(b: Backend): bigint {
+  const head = b.store.head
+  return head.header.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n
+}
+
+function suggestTip(b: Backend): bigint {
+  const tips: bigint[] = []
+  const head = b.store.head.header.number
+  for (let n = head; n >= 0n && n > head - BigInt(GAS_PRICE_ORACLE_BLOCKS); n--) {
+    const block = b.store.getBlockByNumber(n)
+    if (block === undefined) break
+    const baseFee = block.header.baseFeePerGas ?? 0n
+    const blockTips = block.transactions.map((tx) => effectiveTip(tx, baseFee)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    tips.push(...blockTips.slice(0, 3))
+  }
+  let tip = DEFAULT_TIP_WEI
+  if (tips.length > 0) {
+    tips.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    tip = tips[Math.floor(((tips.length - 1) * GAS_PRICE_ORACLE_PERCENTILE) / 100)] as bigint
+  }
+  const limit = b.config.txpool.priceLimit
+  return tip < limit ? limit : tip
+}
+
+function rewardsOf(block: ChainBlock, percentiles: number[], b: Backend): bigint[] {
+  if (block.transactions.length === 0) return percentiles.map(() => 0n)
+  const baseFee = block.header.baseFeePerGas ?? 0n
+  const receipts = b.store.getReceipts(block.hash) ?? []
+  const items = block.transactions
+    .map((tx, i) => {
+      const prev = i === 0 ? 0n : (receipts[i - 1]?.cumulativeGasUsed ?? 0n)
+      return { tip: effectiveTip(tx, baseFee), gas: (receipts[i]?.cumulativeGasUsed ?? 0n) - prev }
+    })
+    .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0))
+  const gasUsed = block.header.gasUsed
+  return percentiles.map((p) => {
+    const threshold = (Number(gasUsed) * p) / 100
+    let sum = 0
+    for (const item of items) {
+      sum += Number(item.gas)
+      if (sum >= threshold) return item.tip
+    }
+    return (items.at(-1) as { tip: bigint }).tip
+  })
+}
+
+export const feeMethods: MethodTable<Backend> = {
+  eth_gasPrice: {
+    params: [],
+    handler: (b) => {
+      const price = nextBaseFee(b) + suggestTip(b)
+      const limit = b.config.txpool.priceLimit
+      return toQuantity(price < limit ? limit : price)
+    },
+  },
+  eth_maxPriorityFeePerGas: {
+    params: [],
+    handler: (b) => toQuantity(suggestTip(b)),
+  },
+  eth_feeHistory: {
+    params: [Uint64, BlockTag, optional(FloatArray, [] as number[])],
+    handler: (b, [countRaw, ref, pctRaw]) => {
+      const percentiles = pctRaw as number[]
+      for (let i = 0; i < percentiles.length; i++) {
+        const p = percentiles[i] as number
+        if (p < 0 || p > 100) throw new InvalidParamsError(`invalid reward percentile: ${p}`)
+        if (i > 0 && p <= (percentiles[i - 1] as number)) {
+          throw new InvalidParamsError(`invalid reward percentile: #${i - 1}:${percentiles[i - 1]} >= #${i}:${p}`)
+        }
+      }
+      let count = Number(countRaw as bigint)
+      if (count > FEE_HISTORY_MAX_BLOCKS) count = FEE_HISTORY_MAX_BLOCKS
+      const newest = b.resolveBlock(ref as BlockRef)
+      if (newest === undefined) throw new InvalidParamsError('requested block is in the future')
+      if (count === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] }
+      const last = newest.header.number
+      const first = last - BigInt(count) + 1n < 0n ? 0n : last - BigInt(count) + 1n
+      const baseFees: string[] = []
+      const ratios: number[] = []
+      const blobFees: string[] = []
+      const blobRatios: number[] = []
+      const rewards: string[][] = []
+      let lastBlock: ChainBlock = newest
+      for (let n = first; n <= last; n++) {
+        const block = b.store.getBlockByNumber(n) as ChainBlock
+        lastBlock = block
+        baseFees.push(toQuantity(block.header.baseFeePerGas ?? 0n))
+        ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit))
+        blobFees.push(toQuantity(block.header.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : 0n))
+        blobRatios.push(0)
+        if (percentiles.length > 0) rewards.push(rewardsOf(block, percentiles, b).map((r) => toQuantity(r)))
+      }
+      const h = lastBlock.header
+      baseFees.push(toQuantity(h.common.isActivatedEIP(1559) ? h.calcNextBaseFee() : 0n))
+      blobFees.push(blobFees.at(-1) ?? '0x0')
+      const out: Record<string, unknown> = {
+        oldestBlock: toQuantity(first),
+        ...(percentiles.length > 0 ? { reward: rewards } : {}),
+        baseFeePerGas: baseFees,
+        gasUsedRatio: ratios,
+        baseFeePerBlobGas: blobFees,
+        blobGasUsedRatio: blobRatios,
+      }
+      return out
+    },
+  },
+}

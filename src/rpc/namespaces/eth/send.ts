@@ -1,0 +1,12 @@
+/** eth_sendRawTransaction: admission (src/txpool/validate.ts) then the pool. */
+import type { Backend } from '../../backend.js'
+import { toData } from '../../hex.js'
+import { Data } from '../../params/index.js'
+import type { MethodTable } from '../../types.js'
+
+export const sendMethods: MethodTable<Backend> = {
+  eth_sendRawTransaction: {
+    params: [Data],
+    handler: async (b, [raw]) => toData(await b.submitTransaction(raw as Uint8Array)),
+  },
+}

@@ -1,0 +1,127 @@
+/**
+ * Admission checks for eth_sendRawTransaction, in geth's order and wording: decoding, type,
+ * size, chain id / replay protection, signature, fee fields, intrinsic gas and the EIP-7623
+ * floor, block gas limit, price limit, base fee, nonce, balance.
+ */
+import type { Common } from '@ethereumjs/common'
+import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { bytesToHex } from '@ethereumjs/util'
+import type { PoolTx } from './index.js'
+import { TxPoolError, txErrors } from './errors.js'
+
+/** Largest transaction accepted, bytes (geth: 4 slots of 32 KiB = 128 KiB). */
+export const TX_MAX_SIZE_BYTES = 4 * 32 * 1024
+/** EIP-7623 calldata floor, gas per token (Prague). */
+const TOTAL_COST_FLOOR_PER_TOKEN = 10n
+const TX_BASE_GAS = 21_000n
+
+export interface AdmissionContext {
+  common: Common
+  chainId: bigint
+  blockGasLimit: bigint
+  /** Base fee of the next block. */
+  nextBaseFee: bigint
+  /** Minimum gas price / tip accepted (0 = none). */
+  priceLimit: bigint
+  account(sender: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>
+  /** True when the pool already holds this transaction. */
+  known(hashHex: string): boolean
+}
+
+function calldataFloor(data: Uint8Array): bigint {
+  let tokens = 0n
+  for (const b of data) tokens += b === 0 ? 1n : 4n
+  return TX_BASE_GAS + tokens * TOTAL_COST_FLOOR_PER_TOKEN
+}
+
+export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+  if (raw.length === 0) throw txErrors.decode('typed transaction too short')
+  try {
+    return createTxFromRLP(raw, { common })
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err)
+    if (/not supported|unknown|invalid tx type|Transaction type/i.test(msg) && (raw[0] as number) < 0x7f) {
+      throw txErrors.typeNotSupported()
+    }
+    throw txErrors.decode(`rlp: ${msg.split('\n')[0]}`)
+  }
+}
+
+function feeCapOf(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice
+}
+
+function tipCapOf(tx: TypedTransaction): bigint {
+  return 'maxPriorityFeePerGas' in tx ? (tx.maxPriorityFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice
+}
+
+/** Effective tip paid to the block's miner at `baseFee`. */
+export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
+  const feeCap = feeCapOf(tx)
+  const tipCap = tipCapOf(tx)
+  const room = feeCap - baseFee
+  return room < tipCap ? room : tipCap
+}
+
+/** Price actually paid per gas at `baseFee`. */
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
+  return baseFee + effectiveTip(tx, baseFee)
+}
+
+export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<PoolTx> {
+  if (raw.length > TX_MAX_SIZE_BYTES) throw txErrors.oversized(raw.length, TX_MAX_SIZE_BYTES)
+  const tx = decodeRawTransaction(raw, ctx.common)
+  if (tx.type === 3) throw txErrors.typeNotSupported()
+  const hash = tx.hash()
+  const hashHex = bytesToHex(hash)
+  if (ctx.known(hashHex)) throw txErrors.alreadyKnown()
+
+  // replay protection
+  if (tx.type === 0) {
+    if (!tx.supports(Capability.EIP155ReplayProtection)) throw txErrors.unprotected()
+  } else if ((tx as { chainId: bigint }).chainId !== ctx.chainId) {
+    throw txErrors.invalidChainId()
+  }
+  let sender: Uint8Array
+  try {
+    sender = tx.getSenderAddress().bytes
+  } catch {
+    throw txErrors.invalidSender()
+  }
+  if (tx.type === 4) {
+    const list = (tx as unknown as { authorizationList: unknown[] }).authorizationList
+    if (list.length === 0) throw txErrors.emptyAuthList()
+    if (tx.to === undefined) throw txErrors.createSetCode()
+  }
+
+  const feeCap = feeCapOf(tx)
+  const tipCap = tipCapOf(tx)
+  if (tipCap > feeCap) throw txErrors.tipAboveFeeCap()
+  if (tx.gasLimit > ctx.blockGasLimit) throw txErrors.gasLimit()
+  const intrinsic = tx.getIntrinsicGas()
+  if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGas(tx.gasLimit, intrinsic)
+  if (ctx.common.isActivatedEIP(7623)) {
+    const floor = calldataFloor(tx.data)
+    if (tx.gasLimit < floor) {
+      throw new TxPoolError(`insufficient gas for floor data gas cost: gas ${tx.gasLimit}, minimum needed ${floor}`)
+    }
+  }
+  if (ctx.priceLimit > 0n && tipCap < ctx.priceLimit) throw txErrors.underpriced(tipCap, ctx.priceLimit)
+  const senderHex = bytesToHex(sender)
+  if (feeCap < ctx.nextBaseFee) throw txErrors.feeCapTooLow(senderHex, feeCap, ctx.nextBaseFee)
+
+  const account = await ctx.account(sender)
+  if (tx.nonce < account.nonce) throw txErrors.nonceTooLow(account.nonce, tx.nonce)
+  const cost = tx.gasLimit * feeCap + tx.value
+  if (account.balance < cost) throw txErrors.insufficientFunds(account.balance, cost)
+
+  return {
+    tx,
+    hash,
+    hashHex,
+    sender,
+    senderHex,
+    nonce: tx.nonce,
+    tipAt: (baseFee: bigint) => effectiveTip(tx, baseFee),
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Compiles a contract from `contracts/` with solc-js (standard JSON, offline) at test time.
+ * Results are cached per process: every test file that needs Counter pays for one compile.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Repo root (test/helpers/ → ../..). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const CONTRACTS_DIR = join(REPO_ROOT, 'contracts')
+
+/** EVM version the chain runs (DESIGN: Prague from block 0). */
+export const EVM_VERSION = 'prague'
+
+// biome-ignore lint/suspicious/noExplicitAny: ABI items are plain JSON
+export type AbiItem = Record<string, any>
+
+export interface CompiledContract {
+  name: string
+  abi: AbiItem[]
+  /** Creation bytecode, 0x-prefixed. */
+  bytecode: `0x${string}`
+  /** Runtime bytecode, 0x-prefixed (what eth_getCode returns after deployment). */
+  deployedBytecode: `0x${string}`
+}
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[]
+  contracts?: Record<
+    string,
+    Record<string, { abi: AbiItem[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >
+}
+
+interface Solc {
+  compile(input: string): string
+  version(): string
+}
+
+const cache = new Map<string, Record<string, CompiledContract>>()
+
+function loadSolc(): Solc {
+  const require = createRequire(import.meta.url)
+  return require('solc') as Solc
+}
+
+/** Compiles `contracts/<file>` and returns every contract it defines, keyed by name. */
+export function compileFile(file: string): Record<string, CompiledContract> {
+  const hit = cache.get(file)
+  if (hit) return hit
+  const source = readFileSync(join(CONTRACTS_DIR, file), 'utf8')
+  const input = {
+    language: 'Solidity',
+    sources: { [file]: { content: source } },
+    settings: {
+      evmVersion: EVM_VERSION,
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  }
+  const solc = loadSolc()
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
+  if (errors.length > 0) {
+    throw new Error(`solc ${solc.version()} failed on ${file}:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
+  }
+  const out: Record<string, CompiledContract> = {}
+  for (const [name, c] of Object.entries(output.contracts?.[file] ?? {})) {
+    out[name] = {
+      name,
+      abi: c.abi,
+      bytecode: `0x${c.evm.bytecode.object}`,
+      deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+    }
+  }
+  cache.set(file, out)
+  return out
+}
+
+/** Compiles `contracts/<name>.sol` and returns the contract `name`. */
+export function compileContract(name: string, file = `${name}.sol`): CompiledContract {
+  const c = compileFile(file)[name]
+  if (!c) throw new Error(`contract ${name} not found in contracts/${file}`)
+  return c
+}
