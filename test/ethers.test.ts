@@ -49,10 +49,15 @@ afterAll(async () => {
 
 /** Balance of `addr` just before and just after the block of `receipt`. */
 async function balanceAround(addr: string, receipt: TransactionReceipt): Promise<[bigint, bigint]> {
-  return [await provider.getBalance(addr, receipt.blockNumber - 1), await provider.getBalance(addr, receipt.blockNumber)]
+  return [
+    await provider.getBalance(addr, receipt.blockNumber - 1),
+    await provider.getBalance(addr, receipt.blockNumber),
+  ]
 }
 
-async function mined(tx: ContractTransactionResponse | Promise<ContractTransactionResponse>): Promise<TransactionReceipt> {
+async function mined(
+  tx: ContractTransactionResponse | Promise<ContractTransactionResponse>,
+): Promise<TransactionReceipt> {
   const receipt = await (await tx).wait(1, 20_000)
   if (!receipt) throw new Error('no receipt')
   return receipt

@@ -91,7 +91,13 @@ describe('header helpers', () => {
     const roundBe = hexToBytes('0x0000000000000003')
     const sealed = concatBytes(
       vanity,
-      RLP.encode([validators, sign(proposerSealDigest(hash)), [sign(committedSealDigest(hash, round))], parentSeals, roundBe]),
+      RLP.encode([
+        validators,
+        sign(proposerSealDigest(hash)),
+        [sign(committedSealDigest(hash, round))],
+        parentSeals,
+        roundBe,
+      ]),
     )
     const sealedBlock = { ...block, extraData: bytesToHex(sealed) }
     const extra = decodeIbftExtra(sealedBlock.extraData)
@@ -167,5 +173,4 @@ describe('process helper (fake node)', () => {
       delete process.env.FAKE_IBEX_IGNORE_TERM
     }
   })
-
 })

@@ -164,7 +164,13 @@ describe('viem 2 on the dev chain', () => {
 
   it('reads storage and estimates gas', async () => {
     expect(await pub.getStorageAt({ address: counter, slot: '0x0' })).toBe(pad(toHex(3n), { size: 32 }))
-    const gas = await pub.estimateContractGas({ account, address: counter, abi, functionName: 'incrementBy', args: [1n] })
+    const gas = await pub.estimateContractGas({
+      account,
+      address: counter,
+      abi,
+      functionName: 'incrementBy',
+      args: [1n],
+    })
     expect(gas).toBeGreaterThan(21_000n)
     expect(gas).toBeLessThan(100_000n)
     expect(await pub.estimateGas({ account, to: randomAddress(), value: 1n })).toBe(21_000n)

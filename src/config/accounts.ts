@@ -31,7 +31,8 @@ export function addressOfPrivateKey(privateKey: Uint8Array): string {
 
 /** devAccounts returns the first `count` accounts of the test mnemonic. */
 export function devAccounts(count: number = DEV_ACCOUNT_COUNT): DevAccount[] {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`devAccounts: count must be a non-negative integer, got ${count}`)
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError(`devAccounts: count must be a non-negative integer, got ${count}`)
   if (cache.length < count) {
     root ??= HDKey.fromMasterSeed(mnemonicToSeedSync(DEV_MNEMONIC))
     for (let i = cache.length; i < count; i++) {

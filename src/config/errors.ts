@@ -5,10 +5,6 @@
  */
 export class ConfigError extends Error {
   override name = 'ConfigError'
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-  }
 }
 
 /**

@@ -20,7 +20,9 @@ export function readGenesisFile(path: string): GethGenesis {
     text = readFileSync(path, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new ConfigError(`genesis ${path}: cannot read file (${code === 'ENOENT' ? 'not found' : (code ?? (err as Error).message)})`)
+    throw new ConfigError(
+      `genesis ${path}: cannot read file (${code === 'ENOENT' ? 'not found' : (code ?? (err as Error).message)})`,
+    )
   }
   let json: unknown
   try {
@@ -54,7 +56,11 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
     return fail(where, 'a hex or decimal quantity', raw)
   }
   const hexData = (where: string, raw: unknown, bytes?: number): string => {
-    const ok = typeof raw === 'string' && HEX.test(raw) && raw.length % 2 === 0 && (bytes === undefined || raw.length === 2 + 2 * bytes)
+    const ok =
+      typeof raw === 'string' &&
+      HEX.test(raw) &&
+      raw.length % 2 === 0 &&
+      (bytes === undefined || raw.length === 2 + 2 * bytes)
     if (!ok) fail(where, bytes === undefined ? '0x-prefixed hex bytes' : `${bytes} bytes of 0x-prefixed hex`, raw)
     return raw as string
   }
@@ -71,7 +77,8 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
   if (config.ibft !== undefined) {
     const ibft = config.ibft
     if (!isObject(ibft)) return fail('config.ibft', 'an object {blockTime, epochSize}', ibft)
-    if (typeof ibft.blockTime !== 'number' || !(ibft.blockTime >= 0)) fail('config.ibft.blockTime', 'seconds >= 0', ibft.blockTime)
+    if (typeof ibft.blockTime !== 'number' || !(ibft.blockTime >= 0))
+      fail('config.ibft.blockTime', 'seconds >= 0', ibft.blockTime)
     if (typeof ibft.epochSize !== 'number' || !Number.isSafeInteger(ibft.epochSize) || ibft.epochSize < 1) {
       fail('config.ibft.epochSize', 'a positive integer', ibft.epochSize)
     }
@@ -97,11 +104,14 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
   if (!isObject(alloc)) return fail('alloc', 'an object {address: {balance, code?, storage?, nonce?}}', alloc)
   for (const [address, account] of Object.entries(alloc)) {
     const where = `alloc ${address}`
-    if (!/^(0x)?[0-9a-fA-F]{40}$/.test(address)) throw new ConfigError(`${label}: alloc: ${show(address)} is not an address (40 hex digits)`)
+    if (!/^(0x)?[0-9a-fA-F]{40}$/.test(address))
+      throw new ConfigError(`${label}: alloc: ${show(address)} is not an address (40 hex digits)`)
     if (!isObject(account)) return fail(where, 'an object {balance, code?, storage?, nonce?}', account)
     for (const key of Object.keys(account)) {
       if (!['balance', 'code', 'storage', 'nonce'].includes(key)) {
-        throw new ConfigError(`${label}: ${where}: unknown field ${show(key)} (accepted: balance, code, storage, nonce)`)
+        throw new ConfigError(
+          `${label}: ${where}: unknown field ${show(key)} (accepted: balance, code, storage, nonce)`,
+        )
       }
     }
     const out = account as unknown as GethGenesisAccount
@@ -111,8 +121,10 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
     if (account.storage !== undefined) {
       if (!isObject(account.storage)) return fail(`${where}: storage`, 'an object {slot: value}', account.storage)
       for (const [slot, v] of Object.entries(account.storage)) {
-        if (!HEX_QUANTITY.test(slot) || slot.length > 66) fail(`${where}: storage slot`, 'at most 32 bytes of 0x-prefixed hex', slot)
-        if (typeof v !== 'string' || !HEX_QUANTITY.test(v) || v.length > 66) fail(`${where}: storage ${slot}`, 'at most 32 bytes of 0x-prefixed hex', v)
+        if (!HEX_QUANTITY.test(slot) || slot.length > 66)
+          fail(`${where}: storage slot`, 'at most 32 bytes of 0x-prefixed hex', slot)
+        if (typeof v !== 'string' || !HEX_QUANTITY.test(v) || v.length > 66)
+          fail(`${where}: storage ${slot}`, 'at most 32 bytes of 0x-prefixed hex', v)
       }
     }
   }

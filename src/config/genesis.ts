@@ -13,7 +13,7 @@
  *               (vanity ‖ [validators, empty proposer seal, no committed seals,
  *                          no parent committed seals, empty round])
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -112,7 +112,8 @@ const ZERO_HASH = `0x${'00'.repeat(32)}`
 
 /** normalizeAddress checks a 0x address (all-lower/upper case, or a valid EIP-55 checksum) and returns it checksummed. */
 export function normalizeAddress(address: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new ConfigError(`invalid address ${JSON.stringify(address)}: expected 0x and 40 hex digits`)
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw new ConfigError(`invalid address ${JSON.stringify(address)}: expected 0x and 40 hex digits`)
   const body = address.slice(2)
   if (body !== body.toLowerCase() && body !== body.toUpperCase() && !isValidChecksumAddress(address)) {
     throw new ConfigError(`invalid address ${address}: mixed case but not a valid EIP-55 checksum`)
@@ -193,12 +194,17 @@ export interface BuildGenesisOptions {
 /** devAlloc funds the DEV_ACCOUNT_COUNT test-mnemonic accounts with DEV_ACCOUNT_BALANCE_WEI each. */
 export function devAlloc(): Record<string, GethGenesisAccount> {
   const alloc: Record<string, GethGenesisAccount> = {}
-  for (const { address } of devAccounts(DEV_ACCOUNT_COUNT)) alloc[address] = { balance: `0x${DEV_ACCOUNT_BALANCE_WEI.toString(16)}` }
+  for (const { address } of devAccounts(DEV_ACCOUNT_COUNT))
+    alloc[address] = { balance: `0x${DEV_ACCOUNT_BALANCE_WEI.toString(16)}` }
   return alloc
 }
 
 /** buildGenesis makes the genesis of one of our networks with the given validators. */
-export function buildGenesis(config: IbexConfig, validatorAddresses: string[], options: BuildGenesisOptions = {}): GethGenesis {
+export function buildGenesis(
+  config: IbexConfig,
+  validatorAddresses: string[],
+  options: BuildGenesisOptions = {},
+): GethGenesis {
   const chainId = options.chainId ?? NETWORK_CHAIN_IDS[config.network]
   return {
     config: chainForkConfig(chainId, config.blockTimeMs),
@@ -220,7 +226,10 @@ export function buildGenesis(config: IbexConfig, validatorAddresses: string[], o
 /** withValidators returns a copy of `genesis` whose extraData lists `validators` (vanity kept). */
 export function withValidators(genesis: GethGenesis, validators: string[]): GethGenesis {
   const copy = structuredClone(genesis)
-  const vanity = genesis.extraData.length >= 2 + 2 * IBFT_VANITY_BYTES ? genesis.extraData.slice(0, 2 + 2 * IBFT_VANITY_BYTES) : undefined
+  const vanity =
+    genesis.extraData.length >= 2 + 2 * IBFT_VANITY_BYTES
+      ? genesis.extraData.slice(0, 2 + 2 * IBFT_VANITY_BYTES)
+      : undefined
   copy.extraData = encodeIbftExtraData(validators)
   if (vanity !== undefined) copy.extraData = vanity + copy.extraData.slice(2 + 2 * IBFT_VANITY_BYTES)
   return copy

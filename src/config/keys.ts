@@ -41,7 +41,8 @@ export function parsePrivateKeyHex(text: string, label: string): Uint8Array {
     throw new ConfigError(`${label}: expected a 32-byte private key as 64 hex digits (optional 0x), got ${what}`)
   }
   const n = BigInt(`0x${hex}`)
-  if (n === 0n || n >= SECP256K1_N) throw new ConfigError(`${label}: not a valid secp256k1 private key (must be in 1..n-1)`)
+  if (n === 0n || n >= SECP256K1_N)
+    throw new ConfigError(`${label}: not a valid secp256k1 private key (must be in 1..n-1)`)
   return hexToBytes(`0x${hex}`)
 }
 
@@ -64,14 +65,18 @@ export function writeKeyFile(path: string, privateKey: Uint8Array): void {
  * loadValidatorKey reads the validator key; with `create`, a missing default key file is made
  * (datadir created as needed). Errors are ConfigErrors naming the file.
  */
-export function loadValidatorKey(config: Pick<IbexConfig, 'datadir' | 'validatorKeyFile'>, options: { create: boolean }): ValidatorKey {
+export function loadValidatorKey(
+  config: Pick<IbexConfig, 'datadir' | 'validatorKeyFile'>,
+  options: { create: boolean },
+): ValidatorKey {
   const path = validatorKeyPath(config)
   let text: string | undefined
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    if (code !== 'ENOENT') throw new ConfigError(`validator key ${path}: cannot read (${code ?? (err as Error).message})`)
+    if (code !== 'ENOENT')
+      throw new ConfigError(`validator key ${path}: cannot read (${code ?? (err as Error).message})`)
   }
   if (text === undefined) {
     if (config.validatorKeyFile !== undefined) {
@@ -84,7 +89,9 @@ export function loadValidatorKey(config: Pick<IbexConfig, 'datadir' | 'validator
     try {
       writeKeyFile(path, privateKey)
     } catch (err) {
-      throw new ConfigError(`validator key ${path}: cannot create (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+      throw new ConfigError(
+        `validator key ${path}: cannot create (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      )
     }
     return { privateKey, address: addressOfPrivateKey(privateKey) }
   }

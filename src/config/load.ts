@@ -104,7 +104,8 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
   const networkEntry = fileEntries.find((e) => e.def.flag === 'network')
   let network: NetworkName = DEFAULT_NETWORK
   if (networkEntry !== undefined) network = parseFileValue(networkEntry) as NetworkName
-  if (networkFlag !== undefined) network = parseFlagValue(FLAG_SETTINGS.get('network') as SettingDef, networkFlag) as NetworkName
+  if (networkFlag !== undefined)
+    network = parseFlagValue(FLAG_SETTINGS.get('network') as SettingDef, networkFlag) as NetworkName
 
   const config = defaultConfig(network)
   const explicit = new Set<SettingDef>()
@@ -124,7 +125,8 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
       setCommandFlag(extra, flag.name, parseFlagValue(commandFlag, flag.raw))
     }
   }
-  if (![...explicit].some((d) => d.flag === 'datadir')) config.datadir = defaultDatadir(config.network, config.genesisFile)
+  if (![...explicit].some((d) => d.flag === 'datadir'))
+    config.datadir = defaultDatadir(config.network, config.genesisFile)
 
   checkCommandArgs(command, extra)
   return { command, config, extra }
@@ -171,13 +173,15 @@ function scanArgs(command: Command, args: string[]): { flags: RawFlag[]; positio
     }
     const eq = arg.indexOf('=')
     const name = arg.startsWith('--') ? arg.slice(2, eq === -1 ? undefined : eq) : arg
-    if (!arg.startsWith('--') || !accepted.has(name)) throw unknownFlag(arg.slice(0, eq === -1 ? undefined : eq), command, accepted)
+    if (!arg.startsWith('--') || !accepted.has(name))
+      throw unknownFlag(arg.slice(0, eq === -1 ? undefined : eq), command, accepted)
     let raw: string
     if (eq !== -1) raw = arg.slice(eq + 1)
     else if (isBooleanFlag(name)) raw = 'true'
     else {
       const next = args[i + 1]
-      if (next === undefined || next.startsWith('--')) throw new ConfigError(`missing value for --${name} (${describeFlag(name)})`)
+      if (next === undefined || next.startsWith('--'))
+        throw new ConfigError(`missing value for --${name} (${describeFlag(name)})`)
       raw = next
       i++
     }
@@ -199,12 +203,14 @@ function unknownFlag(flag: string, command: Command, accepted: Set<string>): Con
     return new ConfigError(`flag ${flag} is not accepted by ibex ${command} (only by: ${owners})`)
   }
   let best: string | undefined
-  let bestDistance = 3
+  let bestDistance = Math.min(2, Math.floor(name.length / 3)) + 1
   for (const candidate of accepted) {
     const d = editDistance(name, candidate)
     if (d < bestDistance) [best, bestDistance] = [candidate, d]
   }
-  return new ConfigError(`unknown flag ${flag}${best === undefined ? '' : ` (did you mean --${best}?)`}; see ibex ${command} --help`)
+  return new ConfigError(
+    `unknown flag ${flag}${best === undefined ? '' : ` (did you mean --${best}?)`}; see ibex ${command} --help`,
+  )
 }
 
 function editDistance(a: string, b: string): number {
@@ -212,7 +218,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i]
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+      cur[j] = Math.min(
+        (prev[j] as number) + 1,
+        (cur[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
     }
     prev = cur
   }
@@ -258,7 +268,9 @@ export function readConfigFile(file: string): FileEntry[] {
     text = readFileSync(file, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new ConfigError(`${file}: cannot read config file (${code === 'ENOENT' ? 'not found' : (code ?? (err as Error).message)})`)
+    throw new ConfigError(
+      `${file}: cannot read config file (${code === 'ENOENT' ? 'not found' : (code ?? (err as Error).message)})`,
+    )
   }
   let table: Record<string, unknown>
   try {
@@ -273,7 +285,8 @@ export function readConfigFile(file: string): FileEntry[] {
   const take = (section: string, values: Record<string, unknown>) => {
     for (const [key, raw] of Object.entries(values)) {
       if (section === '' && SECTIONS.includes(key)) {
-        if (!isTable(raw)) throw new ConfigError(`${file}: ${key}: expected a section [${key}], got ${describeValue(raw)}`)
+        if (!isTable(raw))
+          throw new ConfigError(`${file}: ${key}: expected a section [${key}], got ${describeValue(raw)}`)
         take(key, raw)
         continue
       }
@@ -281,7 +294,10 @@ export function readConfigFile(file: string): FileEntry[] {
       if (def === undefined) {
         const accepted = keysOf(section).map((s) => (s.toml as [string, string])[1])
         if (section === '') accepted.push(...SECTIONS.map((s) => `[${s}]`))
-        if (section === '' && isTable(raw)) throw new ConfigError(`${file}: unknown section [${key}] (accepted: ${SECTIONS.map((s) => `[${s}]`).join(', ')})`)
+        if (section === '' && isTable(raw))
+          throw new ConfigError(
+            `${file}: unknown section [${key}] (accepted: ${SECTIONS.map((s) => `[${s}]`).join(', ')})`,
+          )
         const where = section === '' ? '' : ` in [${section}]`
         throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}${where} (accepted: ${accepted.join(', ')})`)
       }
@@ -311,7 +327,10 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
   }
   if (command === 'start' || command === 'init' || command === 'genesis') tooMany(0)
   if (command === 'import' || command === 'export') {
-    if (args.length === 0) throw new ConfigError(`missing FILE: ibex ${command} --datadir DIR FILE.rlp${command === 'export' ? ' [FIRST [LAST]]' : ''}`)
+    if (args.length === 0)
+      throw new ConfigError(
+        `missing FILE: ibex ${command} --datadir DIR FILE.rlp${command === 'export' ? ' [FIRST [LAST]]' : ''}`,
+      )
     extra.file = args[0]
   }
   if (command === 'import') tooMany(1)

@@ -93,142 +93,245 @@ const RPC_SCHEMES = ['http:', 'https:', 'ws:', 'wss:'] as const
 /** SETTINGS: every node setting, in help order. `config` is read by the loader itself (never applied). */
 export const SETTINGS: readonly SettingDef[] = [
   setting({
-    flag: 'network', toml: ['', 'network'], metavar: 'NAME', defaultText: DEFAULT_NETWORK,
+    flag: 'network',
+    toml: ['', 'network'],
+    metavar: 'NAME',
+    defaultText: DEFAULT_NETWORK,
     help: `network preset: ${NETWORKS.join(', ')} (also picks the defaults marked "dev:")`,
     parse: (raw) => parseEnum(raw, NETWORKS),
-    apply: (c, v) => { c.network = v },
+    apply: (c, v) => {
+      c.network = v
+    },
   }),
   setting({
-    flag: 'genesis', toml: ['', 'genesis'], metavar: 'FILE', defaultText: 'the network preset',
+    flag: 'genesis',
+    toml: ['', 'genesis'],
+    metavar: 'FILE',
+    defaultText: 'the network preset',
     help: 'geth-format genesis.json to initialise the chain from, instead of the preset',
     parse: parseString,
-    apply: (c, v, ctx) => { c.genesisFile = ctx.resolvePath(v) },
+    apply: (c, v, ctx) => {
+      c.genesisFile = ctx.resolvePath(v)
+    },
   }),
   setting({
-    flag: 'datadir', toml: ['', 'datadir'], metavar: 'DIR', defaultText: './data/<network> (./data/custom with --genesis)',
+    flag: 'datadir',
+    toml: ['', 'datadir'],
+    metavar: 'DIR',
+    defaultText: './data/<network> (./data/custom with --genesis)',
     help: 'data directory: database and validator key',
     parse: parseString,
-    apply: (c, v, ctx) => { c.datadir = ctx.resolvePath(v) },
+    apply: (c, v, ctx) => {
+      c.datadir = ctx.resolvePath(v)
+    },
   }),
   setting({
-    flag: 'config', metavar: 'FILE', defaultText: '$IBEX_CONFIG, else none',
+    flag: 'config',
+    metavar: 'FILE',
+    defaultText: '$IBEX_CONFIG, else none',
     help: 'TOML configuration file; flags override it',
     parse: parseString,
     apply: () => {},
   }),
   setting({
-    flag: 'block-time', toml: ['', 'block_time'], metavar: 'DURATION', defaultText: '2s (dev: 0)',
+    flag: 'block-time',
+    toml: ['', 'block_time'],
+    metavar: 'DURATION',
+    defaultText: '2s (dev: 0)',
     help: 'time between blocks (2s, 500ms, 1.5); 0 = seal as soon as transactions arrive',
     parse: (raw) => parseDurationMs(raw),
-    apply: (c, v) => { c.blockTimeMs = v },
+    apply: (c, v) => {
+      c.blockTimeMs = v
+    },
   }),
   setting({
-    flag: 'validator-key', toml: ['', 'validator_key'], metavar: 'FILE', defaultText: '<datadir>/validator.key',
+    flag: 'validator-key',
+    toml: ['', 'validator_key'],
+    metavar: 'FILE',
+    defaultText: '<datadir>/validator.key',
     help: 'file with the validator private key (hex); must exist when given',
     parse: parseString,
-    apply: (c, v, ctx) => { c.validatorKeyFile = ctx.resolvePath(v) },
+    apply: (c, v, ctx) => {
+      c.validatorKeyFile = ctx.resolvePath(v)
+    },
   }),
   setting({
-    flag: 'log-level', toml: ['', 'log_level'], metavar: 'LEVEL', defaultText: DEFAULT_LOG_LEVEL,
+    flag: 'log-level',
+    toml: ['', 'log_level'],
+    metavar: 'LEVEL',
+    defaultText: DEFAULT_LOG_LEVEL,
     help: `log level: ${LOG_LEVELS.join(', ')}`,
     parse: (raw) => parseEnum(raw, LOG_LEVELS),
-    apply: (c, v) => { c.logLevel = v },
+    apply: (c, v) => {
+      c.logLevel = v
+    },
   }),
   setting({
-    toml: ['jsonrpc', 'enabled'], defaultText: 'true',
+    toml: ['jsonrpc', 'enabled'],
+    defaultText: 'true',
     help: 'serve HTTP JSON-RPC at all',
     parse: parseBoolean,
-    apply: (c, v) => { c.jsonrpc.enabled = v },
+    apply: (c, v) => {
+      c.jsonrpc.enabled = v
+    },
   }),
   setting({
-    flag: 'http.addr', toml: ['jsonrpc', 'host'], metavar: 'HOST', defaultText: DEFAULT_HTTP_HOST,
+    flag: 'http.addr',
+    toml: ['jsonrpc', 'host'],
+    metavar: 'HOST',
+    defaultText: DEFAULT_HTTP_HOST,
     help: 'JSON-RPC bind address (0.0.0.0 = all interfaces)',
     parse: parseHost,
-    apply: (c, v) => { c.jsonrpc.host = v },
+    apply: (c, v) => {
+      c.jsonrpc.host = v
+    },
   }),
   setting({
-    flag: 'http.port', toml: ['jsonrpc', 'port'], metavar: 'PORT', defaultText: String(DEFAULT_HTTP_PORT),
+    flag: 'http.port',
+    toml: ['jsonrpc', 'port'],
+    metavar: 'PORT',
+    defaultText: String(DEFAULT_HTTP_PORT),
     help: 'JSON-RPC port (0 = any free port)',
     parse: parsePort,
-    apply: (c, v) => { c.jsonrpc.port = v },
+    apply: (c, v) => {
+      c.jsonrpc.port = v
+    },
   }),
   setting({
-    flag: 'http.api', toml: ['jsonrpc', 'api'], metavar: 'LIST', defaultText: 'eth,net,web3,txpool,bor',
+    flag: 'http.api',
+    toml: ['jsonrpc', 'api'],
+    metavar: 'LIST',
+    defaultText: 'eth,net,web3,txpool,bor',
     help: `namespaces served, from: ${RPC_NAMESPACES.join(', ')}`,
     parse: parseNamespaces,
-    apply: (c, v) => { c.jsonrpc.api = v },
+    apply: (c, v) => {
+      c.jsonrpc.api = v
+    },
   }),
   setting({
-    flag: 'http.corsdomain', toml: ['jsonrpc', 'cors_origins'], metavar: 'LIST', defaultText: 'none (dev: *)',
+    flag: 'http.corsdomain',
+    toml: ['jsonrpc', 'cors_origins'],
+    metavar: 'LIST',
+    defaultText: 'none (dev: *)',
     help: 'CORS origins allowed (* = any, empty = no CORS headers)',
     parse: parseOrigins,
-    apply: (c, v) => { c.jsonrpc.corsOrigins = v },
+    apply: (c, v) => {
+      c.jsonrpc.corsOrigins = v
+    },
   }),
   setting({
-    flag: 'ws', toml: ['jsonrpc', 'ws'], defaultText: 'false',
+    flag: 'ws',
+    toml: ['jsonrpc', 'ws'],
+    defaultText: 'false',
     help: 'also accept WebSocket connections on the JSON-RPC port (--ws or --ws=false)',
     parse: parseBoolean,
-    apply: (c, v) => { c.jsonrpc.ws = v },
+    apply: (c, v) => {
+      c.jsonrpc.ws = v
+    },
   }),
   setting({
-    flag: 'rpc.body-limit', toml: ['jsonrpc', 'max_body_bytes'], metavar: 'BYTES', defaultText: `${MAX_REQUEST_BODY_BYTES} (5 MiB)`,
+    flag: 'rpc.body-limit',
+    toml: ['jsonrpc', 'max_body_bytes'],
+    metavar: 'BYTES',
+    defaultText: `${MAX_REQUEST_BODY_BYTES} (5 MiB)`,
     help: 'largest request body accepted, bytes',
     parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-    apply: (c, v) => { c.jsonrpc.maxBodyBytes = v },
+    apply: (c, v) => {
+      c.jsonrpc.maxBodyBytes = v
+    },
   }),
   setting({
-    flag: 'rpc.batch-limit', toml: ['jsonrpc', 'max_batch_items'], metavar: 'N', defaultText: String(MAX_BATCH_ITEMS),
+    flag: 'rpc.batch-limit',
+    toml: ['jsonrpc', 'max_batch_items'],
+    metavar: 'N',
+    defaultText: String(MAX_BATCH_ITEMS),
     help: 'largest batch accepted, requests',
     parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-    apply: (c, v) => { c.jsonrpc.maxBatchItems = v },
+    apply: (c, v) => {
+      c.jsonrpc.maxBatchItems = v
+    },
   }),
   setting({
-    flag: 'rpc.gascap', toml: ['jsonrpc', 'gas_cap'], metavar: 'GAS', defaultText: String(RPC_GAS_CAP),
+    flag: 'rpc.gascap',
+    toml: ['jsonrpc', 'gas_cap'],
+    metavar: 'GAS',
+    defaultText: String(RPC_GAS_CAP),
     help: 'gas cap of eth_call and eth_estimateGas',
     parse: (raw) => parseBigInt(raw, 1n, undefined, 'expected an integer >= 1'),
-    apply: (c, v) => { c.jsonrpc.gasCap = v },
+    apply: (c, v) => {
+      c.jsonrpc.gasCap = v
+    },
   }),
   setting({
-    flag: 'rpc.evmtimeout', toml: ['jsonrpc', 'evm_timeout'], metavar: 'DURATION', defaultText: `${RPC_EVM_TIMEOUT_MS / 1000}s`,
+    flag: 'rpc.evmtimeout',
+    toml: ['jsonrpc', 'evm_timeout'],
+    metavar: 'DURATION',
+    defaultText: `${RPC_EVM_TIMEOUT_MS / 1000}s`,
     help: 'time limit of eth_call and eth_estimateGas (5s, 500ms)',
     parse: (raw) => parseDurationMs(raw, 1),
-    apply: (c, v) => { c.jsonrpc.evmTimeoutMs = v },
+    apply: (c, v) => {
+      c.jsonrpc.evmTimeoutMs = v
+    },
   }),
   setting({
-    toml: ['chain', 'token_symbol'], defaultText: DEFAULT_TOKEN_SYMBOL,
+    toml: ['chain', 'token_symbol'],
+    defaultText: DEFAULT_TOKEN_SYMBOL,
     help: 'token symbol shown to wallets (placeholder until the launch name is set)',
     parse: parseTokenSymbol,
-    apply: (c, v) => { c.chain.tokenSymbol = v },
+    apply: (c, v) => {
+      c.chain.tokenSymbol = v
+    },
   }),
   setting({
-    toml: ['chain', 'explorer_url'], defaultText: '"" (none)',
+    toml: ['chain', 'explorer_url'],
+    defaultText: '"" (none)',
     help: 'block explorer URL, for wallets and chain registries',
     parse: (raw) => (raw === '' ? '' : parseUrl(raw, HTTP_SCHEMES)),
-    apply: (c, v) => { c.chain.explorerUrl = v },
+    apply: (c, v) => {
+      c.chain.explorerUrl = v
+    },
   }),
   setting({
-    toml: ['chain', 'rpc_urls'], defaultText: '[] (none)',
+    toml: ['chain', 'rpc_urls'],
+    defaultText: '[] (none)',
     help: 'public RPC URLs of the network, for wallets and chain registries',
     parse: (raw) => parseUrls(raw, RPC_SCHEMES),
-    apply: (c, v) => { c.chain.rpcUrls = v },
+    apply: (c, v) => {
+      c.chain.rpcUrls = v
+    },
   }),
   setting({
-    flag: 'price-limit', toml: ['txpool', 'price_limit'], metavar: 'WEI', defaultText: '1gwei (dev: 0)',
+    flag: 'price-limit',
+    toml: ['txpool', 'price_limit'],
+    metavar: 'WEI',
+    defaultText: '1gwei (dev: 0)',
     help: 'lowest gas price / max fee accepted into the pool (1000000000, 1gwei); eth_gasPrice answers it',
     parse: parseWei,
-    apply: (c, v) => { c.txpool.priceLimit = v },
+    apply: (c, v) => {
+      c.txpool.priceLimit = v
+    },
   }),
   setting({
-    flag: 'p2p.port', toml: ['p2p', 'port'], metavar: 'PORT', defaultText: `p2p off (${DEFAULT_P2P_PORT} once on)`,
+    flag: 'p2p.port',
+    toml: ['p2p', 'port'],
+    metavar: 'PORT',
+    defaultText: `p2p off (${DEFAULT_P2P_PORT} once on)`,
     help: 'libp2p TCP port; setting it switches p2p on',
     parse: parsePort,
-    apply: (c, v) => { p2pOf(c).port = v },
+    apply: (c, v) => {
+      p2pOf(c).port = v
+    },
   }),
   setting({
-    flag: 'bootnodes', toml: ['p2p', 'bootnodes'], metavar: 'LIST', defaultText: 'none',
+    flag: 'bootnodes',
+    toml: ['p2p', 'bootnodes'],
+    metavar: 'LIST',
+    defaultText: 'none',
     help: 'libp2p multiaddrs of peers to dial; setting it switches p2p on',
     parse: parseBootnodes,
-    apply: (c, v) => { p2pOf(c).bootnodes = v },
+    apply: (c, v) => {
+      p2pOf(c).bootnodes = v
+    },
   }),
 ]
 
@@ -243,12 +346,16 @@ export interface CommandFlagDef {
 
 export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
   {
-    flag: 'validators', commands: ['genesis'], metavar: 'N',
+    flag: 'validators',
+    commands: ['genesis'],
+    metavar: 'N',
     help: 'make N new validator keys (validator-<i>.key) and put them in the genesis',
     parse: (raw) => parseInteger(raw, 1, 1000),
   },
   {
-    flag: 'addresses', commands: ['genesis'], metavar: 'LIST',
+    flag: 'addresses',
+    commands: ['genesis'],
+    metavar: 'LIST',
     help: 'use these validator addresses instead (keys stay with their owners)',
     parse: (raw) => {
       const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : []
@@ -259,13 +366,17 @@ export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
     },
   },
   {
-    flag: 'out', commands: ['genesis'], metavar: 'DIR',
+    flag: 'out',
+    commands: ['genesis'],
+    metavar: 'DIR',
     help: 'directory to write genesis.json (and the keys) into; created if missing',
     parse: parseString,
   },
   {
-    flag: 'chain-id', commands: ['genesis'], metavar: 'N',
-    help: 'chain id of the new genesis (default: the --network preset\'s)',
+    flag: 'chain-id',
+    commands: ['genesis'],
+    metavar: 'N',
+    help: "chain id of the new genesis (default: the --network preset's)",
     parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
   },
 ]

@@ -41,7 +41,8 @@ export function parseBigInt(raw: unknown, min: bigint, max: bigint | undefined, 
 
 /** parseInteger is parseBigInt for values that fit a JS number. */
 export function parseInteger(raw: unknown, min: number, max: number): number {
-  const expected = max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : `expected an integer ${min}-${max}`
+  const expected =
+    max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : `expected an integer ${min}-${max}`
   return Number(parseBigInt(raw, BigInt(min), BigInt(max), expected))
 }
 
@@ -103,7 +104,8 @@ export function parseList(raw: unknown, what = 'strings'): string[] {
   else if (Array.isArray(raw)) items = raw
   else throw new ValueProblem(`expected a list of ${what}`)
   for (const item of items) {
-    if (typeof item !== 'string' || item === '') throw new ValueProblem(`expected a list of ${what} (empty or non-string item)`)
+    if (typeof item !== 'string' || item === '')
+      throw new ValueProblem(`expected a list of ${what} (empty or non-string item)`)
   }
   return items as string[]
 }
@@ -123,7 +125,8 @@ export function parseNamespaces(raw: unknown): RpcNamespace[] {
   return names as RpcNamespace[]
 }
 
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
 
 /** parseHost accepts an IPv4/IPv6 address (bare, no brackets) or a host name. */
 export function parseHost(raw: unknown): string {
@@ -155,7 +158,10 @@ export function parseOrigins(raw: unknown): string[] {
       ok = new URL(origin).origin === origin
     } catch {}
     if (!ok) {
-      throw new ValueProblem(`${JSON.stringify(origin)} is not an origin (expected * or scheme://host[:port])`, 'specific')
+      throw new ValueProblem(
+        `${JSON.stringify(origin)} is not an origin (expected * or scheme://host[:port])`,
+        'specific',
+      )
     }
   }
   return origins
@@ -184,7 +190,10 @@ export function parseBootnodes(raw: unknown): string[] {
   const addrs = parseList(raw, 'multiaddrs')
   for (const addr of addrs) {
     if (!/^\/[a-z0-9]+\/\S+$/.test(addr)) {
-      throw new ValueProblem(`${JSON.stringify(addr)} is not a multiaddr (expected /ip4/HOST/tcp/PORT/p2p/PEER_ID)`, 'specific')
+      throw new ValueProblem(
+        `${JSON.stringify(addr)} is not a multiaddr (expected /ip4/HOST/tcp/PORT/p2p/PEER_ID)`,
+        'specific',
+      )
     }
   }
   return addrs

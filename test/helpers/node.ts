@@ -286,7 +286,9 @@ export async function startNode(opts: StartNodeOptions = {}): Promise<IbexNode> 
     }
     if (elapsed > timeoutMs) {
       await stopChild(pid, child, 'SIGKILL', 5_000)
-      throw new Error(`ibex did not answer eth_chainId within ${timeoutMs} ms (url: ${url ?? 'unknown'})\n${describe()}`)
+      throw new Error(
+        `ibex did not answer eth_chainId within ${timeoutMs} ms (url: ${url ?? 'unknown'})\n${describe()}`,
+      )
     }
     if (portMode === 'banner') {
       const printed = parseBannerUrl(out) ?? parseBannerUrl(err)

@@ -49,7 +49,8 @@ export interface TxRequest {
 export async function signTx(url: string, privateKey: Hex, req: TxRequest, fees?: Fees): Promise<Hex> {
   const account = privateKeyToAccount(privateKey)
   const f = fees ?? (await currentFees(url))
-  const nonce = req.nonce ?? Number(BigInt(await rpc<string>(url, 'eth_getTransactionCount', [account.address, 'pending'])))
+  const nonce =
+    req.nonce ?? Number(BigInt(await rpc<string>(url, 'eth_getTransactionCount', [account.address, 'pending'])))
   const base = {
     chainId: DEV_CHAIN_ID,
     to: req.to ?? null,

@@ -37,7 +37,10 @@ export function makeGenesis(config: IbexConfig, validators: string[], chainId?: 
   else if (config.network === 'dev') genesis = buildGenesis(config, validators)
   else genesis = withValidators(loadPresetGenesis(config.network), validators)
   if (chainId !== undefined) genesis.config.chainId = chainId
-  genesis.config.ibft = { ...(genesis.config.ibft ?? { epochSize: IBFT_EPOCH_SIZE }), blockTime: config.blockTimeMs / 1000 }
+  genesis.config.ibft = {
+    ...(genesis.config.ibft ?? { epochSize: IBFT_EPOCH_SIZE }),
+    blockTime: config.blockTimeMs / 1000,
+  }
   return genesis
 }
 
@@ -47,7 +50,10 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
   const keyFiles = Array.from({ length: count }, (_, i) => join(out, validatorKeyFileName(i)))
   const genesisPath = join(out, GENESIS_FILE)
   for (const path of [genesisPath, ...keyFiles]) {
-    if (existsSync(path)) throw new ConfigError(`--out ${out}: ${path} already exists (ibex genesis never overwrites; choose an empty directory)`)
+    if (existsSync(path))
+      throw new ConfigError(
+        `--out ${out}: ${path} already exists (ibex genesis never overwrites; choose an empty directory)`,
+      )
   }
 
   const keys = keyFiles.map(() => newPrivateKey())
@@ -55,13 +61,19 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
   const genesis = makeGenesis(config, validators, extra.chainId)
 
   mkdirSync(out, { recursive: true })
-  keys.forEach((key, i) => writeKeyFile(keyFiles[i] as string, key))
+  for (const [i, key] of keys.entries()) writeKeyFile(keyFiles[i] as string, key)
   writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`, { flag: 'wx' })
 
-  io.out(`Wrote ${genesisPath} (chain id ${genesis.config.chainId}, ${validators.length} validators, block time ${genesis.config.ibft?.blockTime}s)`)
-  validators.forEach((address, i) => io.out(`  (${i}) ${address}${keyFiles[i] === undefined ? '' : `  key: ${keyFiles[i]}`}`))
+  io.out(
+    `Wrote ${genesisPath} (chain id ${genesis.config.chainId}, ${validators.length} validators, block time ${genesis.config.ibft?.blockTime}s)`,
+  )
+  for (const [i, address] of validators.entries()) {
+    io.out(`  (${i}) ${address}${keyFiles[i] === undefined ? '' : `  key: ${keyFiles[i]}`}`)
+  }
   if (keyFiles.length > 0) {
-    io.out(`Start validator i with: ibex start --genesis ${genesisPath} --validator-key ${join(out, 'validator-<i>.key')} --datadir DIR`)
+    io.out(
+      `Start validator i with: ibex start --genesis ${genesisPath} --validator-key ${join(out, 'validator-<i>.key')} --datadir DIR`,
+    )
   }
   return 0
 }

@@ -11,6 +11,8 @@ import { COMMAND_FLAGS, type Command, SETTINGS, tomlKeyName } from '../../config
 interface CommandDoc {
   name: Command
   usage: string
+  /** Shorter usage for the overview, when the full one is long. */
+  synopsis?: string
   summary: string
 }
 
@@ -18,13 +20,18 @@ const COMMAND_DOCS: readonly CommandDoc[] = [
   { name: 'start', usage: 'ibex start [FLAGS]', summary: 'run a node; an empty datadir is initialised first' },
   { name: 'init', usage: 'ibex init [FLAGS]', summary: 'initialise the datadir from --network or --genesis' },
   { name: 'import', usage: 'ibex import [FLAGS] FILE.rlp', summary: 'import blocks as `geth export` writes them' },
-  { name: 'export', usage: 'ibex export [FLAGS] FILE.rlp [FIRST [LAST]]', summary: 'write blocks FIRST..LAST (default: all) as RLP' },
+  {
+    name: 'export',
+    usage: 'ibex export [FLAGS] FILE.rlp [FIRST [LAST]]',
+    summary: 'write blocks FIRST..LAST (default: all) as RLP',
+  },
   {
     name: 'genesis',
     usage: 'ibex genesis (--validators N | --addresses LIST) --out DIR [FLAGS]',
+    synopsis: 'ibex genesis --validators N --out DIR',
     summary: 'write validator keys and a genesis.json for an IBFT network',
   },
-  { name: 'help', usage: 'ibex help [COMMAND]', summary: 'show this help, or one command\'s' },
+  { name: 'help', usage: 'ibex help [COMMAND]', summary: "show this help, or one command's" },
   { name: 'version', usage: 'ibex version', summary: 'print the version' },
 ]
 
@@ -60,7 +67,7 @@ export function formatHelp(topic?: Command): string {
   const lines: string[] = []
   if (topic === undefined || topic === 'help' || topic === 'version') {
     lines.push(`ibex ${ibexVersion()}: EVM node with Istanbul BFT finality`, '', 'Usage:')
-    lines.push(...columns(COMMAND_DOCS.map((c) => [c.usage, c.summary])))
+    lines.push(...columns(COMMAND_DOCS.map((c) => [c.synopsis ?? c.usage, c.summary])))
     lines.push('', 'Flags of start, init, import, export and genesis:', ...columns(flagRows()))
     lines.push('', 'Flags of genesis only:', ...columns(commandFlagRows('genesis')))
   } else {
@@ -78,7 +85,7 @@ export function formatConfigTable(): string {
   const rows = SETTINGS.map((s) => {
     const key = s.toml === undefined ? '—' : `\`${tomlKeyName(s.toml)}\``
     const flag = s.flag === undefined ? '—' : `\`--${s.flag}${s.metavar === undefined ? '' : ` ${s.metavar}`}\``
-    return `| ${key} | ${flag} | ${cell(s.defaultText)} | ${cell(s.help)} |`
+    return `| ${key} | ${flag} | \`${cell(s.defaultText)}\` | ${cell(s.help)} |`
   })
   return ['| key | flag | default | meaning |', '|---|---|---|---|', ...rows].join('\n')
 }

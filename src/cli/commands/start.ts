@@ -25,9 +25,9 @@ export function formatStartBanner(config: IbexConfig, node: RunningNode, version
     const coins = (DEV_ACCOUNT_BALANCE_WEI / 10n ** 18n).toLocaleString('en-US')
     const title = `Available accounts (${coins} ${config.chain.tokenSymbol} each)`
     lines.push('', title, '='.repeat(title.length))
-    accounts.forEach((a, i) => lines.push(`(${i}) ${a.address}`))
+    for (const [i, a] of accounts.entries()) lines.push(`(${i}) ${a.address}`)
     lines.push('', 'Private keys', '============')
-    accounts.forEach((a, i) => lines.push(`(${i}) ${a.privateKey}`))
+    for (const [i, a] of accounts.entries()) lines.push(`(${i}) ${a.privateKey}`)
     lines.push('', `Mnemonic:        ${DEV_MNEMONIC}`, `Derivation path: ${DEV_DERIVATION_PATH}/<i>`)
   }
   if (node.url !== '') lines.push('', `Listening on ${node.url}`)

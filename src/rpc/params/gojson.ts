@@ -103,12 +103,13 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Maps JSON keys to struct fields the way encoding/json does: exact name first, else a
  * case-insensitive match (`blockhash` fills `blockHash`). Built once per struct type.
  */
-export class FieldMatcher {
-  private readonly byLower: Map<string, string>
-  constructor(fields: readonly string[]) {
-    this.byLower = new Map(fields.map((f) => [f.toLowerCase(), f]))
+export class FieldMatcher<F extends string> {
+  private readonly byLower: Map<string, F>
+  constructor(fields: readonly F[]) {
+    this.byLower = new Map()
+    for (const f of fields) this.byLower.set(f.toLowerCase(), f)
   }
-  field(key: string): string | undefined {
+  field(key: string): F | undefined {
     return this.byLower.get(key.toLowerCase())
   }
 }

@@ -1,0 +1,399 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { beforeAll, describe, expect, it } from 'vitest'
+
+import { DEFAULT_CONFIG, GWEI, defaultConfig } from './defaults.js'
+import { ConfigError, loadConfig } from './load.js'
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ibex-load-'))
+})
+
+function toml(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+/** load: loadConfig with an empty environment (IBEX_CONFIG unset). */
+function load(...argv: string[]) {
+  return loadConfig(argv, {})
+}
+
+function errorOf(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    loadConfig(argv, env)
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    const message = (err as Error).message
+    expect(message).not.toContain('\n')
+    return message
+  }
+  throw new Error(`expected a ConfigError for ${argv.join(' ')}`)
+}
+
+describe('defaults', () => {
+  it('start without flags runs mainnet defaults', () => {
+    const { command, config } = load('start')
+    expect(command).toBe('start')
+    expect(config).toEqual(defaultConfig('mainnet'))
+    expect(config).toEqual(DEFAULT_CONFIG)
+    expect(config.jsonrpc).toMatchObject({
+      host: '127.0.0.1',
+      port: 8545,
+      api: ['eth', 'net', 'web3', 'txpool', 'bor'],
+      enabled: true,
+    })
+    expect(config.jsonrpc).toMatchObject({
+      maxBodyBytes: 5 * 1024 * 1024,
+      maxBatchItems: 1000,
+      gasCap: 50_000_000n,
+      evmTimeoutMs: 5000,
+    })
+    expect(config).toMatchObject({
+      datadir: './data/mainnet',
+      blockTimeMs: 2000,
+      txpool: { priceLimit: GWEI },
+      p2p: undefined,
+    })
+  })
+
+  it('the dev network has its own defaults', () => {
+    const { config } = load('start', '--network', 'dev')
+    expect(config).toMatchObject({ network: 'dev', datadir: './data/dev', blockTimeMs: 0, txpool: { priceLimit: 0n } })
+    expect(config.jsonrpc.corsOrigins).toEqual(['*'])
+    expect(config.chain).toEqual({ tokenSymbol: 'IBX', explorerUrl: '', rpcUrls: [] })
+  })
+
+  it('--genesis without --datadir uses ./data/custom', () => {
+    expect(load('init', '--genesis', 'g.json').config).toMatchObject({
+      genesisFile: 'g.json',
+      datadir: './data/custom',
+    })
+  })
+})
+
+describe('flags', () => {
+  it('accepts --flag value and --flag=value', () => {
+    const { config } = load(
+      'start',
+      '--network=testnet',
+      '--datadir',
+      '/tmp/x',
+      '--http.addr=0.0.0.0',
+      '--http.port',
+      '0',
+      '--http.api',
+      'eth,net,debug',
+      '--http.corsdomain=http://localhost:3000,*',
+      '--block-time',
+      '500ms',
+      '--validator-key=/k',
+      '--log-level',
+      'debug',
+      '--price-limit',
+      '2gwei',
+      '--rpc.gascap',
+      '1000000',
+      '--rpc.evmtimeout=2s',
+      '--rpc.batch-limit',
+      '10',
+      '--rpc.body-limit',
+      '1024',
+    )
+    expect(config).toMatchObject({
+      network: 'testnet',
+      datadir: '/tmp/x',
+      blockTimeMs: 500,
+      validatorKeyFile: '/k',
+      logLevel: 'debug',
+      txpool: { priceLimit: 2n * GWEI },
+      jsonrpc: {
+        host: '0.0.0.0',
+        port: 0,
+        api: ['eth', 'net', 'debug'],
+        corsOrigins: ['http://localhost:3000', '*'],
+        gasCap: 1_000_000n,
+        evmTimeoutMs: 2000,
+        maxBatchItems: 10,
+        maxBodyBytes: 1024,
+      },
+    })
+  })
+
+  it('stores flags meaningful later: --ws, --p2p.port, --bootnodes', () => {
+    expect(load('start').config.jsonrpc.ws).toBe(false)
+    expect(load('start', '--ws').config.jsonrpc.ws).toBe(true)
+    expect(load('start', '--ws=false', '--datadir', 'd').config.jsonrpc.ws).toBe(false)
+    expect(load('start', '--p2p.port', '4000').config.p2p).toEqual({ port: 4000, bootnodes: [] })
+    expect(load('start', '--bootnodes', '/ip4/10.0.0.1/tcp/30303/p2p/12D3KooWx').config.p2p).toEqual({
+      port: 30303,
+      bootnodes: ['/ip4/10.0.0.1/tcp/30303/p2p/12D3KooWx'],
+    })
+  })
+
+  it.each([
+    [['start', '--http.port', 'abc'], 'invalid --http.port "abc": expected an integer 0-65535'],
+    [['start', '--http.port=70000'], 'invalid --http.port "70000": expected an integer 0-65535'],
+    [
+      ['start', '--http.api', 'eth,foo'],
+      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, bor)',
+    ],
+    [['start', '--network', 'devnet'], 'invalid --network "devnet": expected one of: dev, testnet, mainnet'],
+    [['start', '--block-time', '2m'], 'invalid --block-time "2m": expected a duration such as 0, 2, 1.5, 2s or 500ms'],
+    [
+      ['start', '--rpc.evmtimeout', '0'],
+      'invalid --rpc.evmtimeout "0": expected a duration such as 0, 2, 1.5, 2s or 500ms (at least 1ms)',
+    ],
+    [
+      ['start', '--log-level', 'verbose'],
+      'invalid --log-level "verbose": expected one of: trace, debug, info, warn, error, silent',
+    ],
+    [
+      ['start', '--price-limit', '-1'],
+      'invalid --price-limit "-1": expected an amount in wei such as 1000000000 or 1gwei',
+    ],
+    [['start', '--rpc.gascap', '0'], 'invalid --rpc.gascap "0": expected an integer >= 1'],
+    [['start', '--rpc.batch-limit', 'many'], 'invalid --rpc.batch-limit "many": expected an integer >= 1'],
+    [['start', '--rpc.body-limit', '5MiB'], 'invalid --rpc.body-limit "5MiB": expected an integer >= 1'],
+    [
+      ['start', '--http.addr', 'http://x'],
+      'invalid --http.addr "http://x": expected an IP address or host name, e.g. 127.0.0.1, 0.0.0.0, ::1 or localhost',
+    ],
+    [
+      ['start', '--http.corsdomain', 'example.org'],
+      'invalid --http.corsdomain "example.org": "example.org" is not an origin (expected * or scheme://host[:port])',
+    ],
+    [['start', '--ws=yes'], 'invalid --ws "yes": expected true or false'],
+    [['start', '--p2p.port', 'x'], 'invalid --p2p.port "x": expected an integer 0-65535'],
+    [['start', '--datadir='], 'invalid --datadir "": expected a non-empty string'],
+    [['start', '--config='], 'invalid --config "": expected a non-empty string'],
+  ])('%j → %s', (argv, message) => {
+    expect(errorOf(argv)).toBe(message)
+  })
+
+  it('names unknown flags, with a suggestion when one is close', () => {
+    expect(errorOf(['start', '--htp.port', '1'])).toBe(
+      'unknown flag --htp.port (did you mean --http.port?); see ibex start --help',
+    )
+    expect(errorOf(['start', '--frobnicate'])).toBe('unknown flag --frobnicate; see ibex start --help')
+    expect(errorOf(['start', '-x'])).toBe('unknown flag -x; see ibex start --help')
+    expect(errorOf(['start', '--validators', '3'])).toBe(
+      'flag --validators is not accepted by ibex start (only by: genesis)',
+    )
+  })
+
+  it('rejects missing values, repeats and stray arguments', () => {
+    expect(errorOf(['start', '--http.port'])).toBe(
+      'missing value for --http.port (expected PORT: JSON-RPC port (0 = any free port))',
+    )
+    expect(errorOf(['start', '--datadir', '--network', 'dev'])).toMatch(/^missing value for --datadir /)
+    expect(errorOf(['start', '--http.port', '1', '--http.port=2'])).toBe('flag --http.port given more than once')
+    expect(errorOf(['start', 'now'])).toBe('unexpected argument "now" for ibex start')
+  })
+})
+
+describe('commands', () => {
+  it('recognises every command', () => {
+    expect(load().command).toBe('help')
+    expect(load('--help').command).toBe('help')
+    expect(load('-h').command).toBe('help')
+    expect(load('help', 'start')).toMatchObject({ command: 'help', extra: { topic: 'start' } })
+    expect(load('start', '--help')).toMatchObject({ command: 'help', extra: { topic: 'start' } })
+    expect(load('version').command).toBe('version')
+    expect(load('--version').command).toBe('version')
+    expect(load('init', '--datadir', 'd', '--network', 'testnet').command).toBe('init')
+  })
+
+  it('rejects unknown commands and flags before a command', () => {
+    expect(errorOf(['serve'])).toBe(
+      'unknown command "serve" (accepted: start, init, import, export, genesis, help, version)',
+    )
+    expect(errorOf(['help', 'serve'])).toBe(
+      'unknown command "serve" (accepted: start, init, import, export, genesis, help, version)',
+    )
+    expect(errorOf(['--network', 'dev'])).toBe(
+      'missing command before --network: ibex <start|init|import|export|genesis|help|version> [flags] (see ibex --help)',
+    )
+  })
+
+  it('reads import and export arguments', () => {
+    expect(load('import', '--datadir', 'd', 'chain.rlp').extra).toMatchObject({ file: 'chain.rlp' })
+    expect(load('export', 'out.rlp').extra).toEqual({ args: ['out.rlp'], file: 'out.rlp' })
+    expect(load('export', 'out.rlp', '5', '0x10').extra).toMatchObject({ file: 'out.rlp', first: 5n, last: 16n })
+    expect(errorOf(['import'])).toBe('missing FILE: ibex import --datadir DIR FILE.rlp')
+    expect(errorOf(['export'])).toBe('missing FILE: ibex export --datadir DIR FILE.rlp [FIRST [LAST]]')
+    expect(errorOf(['import', 'a.rlp', 'b.rlp'])).toBe('unexpected argument "b.rlp" for ibex import')
+    expect(errorOf(['export', 'a.rlp', 'one'])).toBe(
+      'invalid FIRST block "one": expected a block number (decimal or 0x hex)',
+    )
+    expect(errorOf(['export', 'a.rlp', '9', '3'])).toBe('invalid block range 9..3: LAST must not be below FIRST')
+    expect(load('import', '--', '--odd-name.rlp').extra.file).toBe('--odd-name.rlp')
+  })
+
+  it('reads genesis flags', () => {
+    expect(load('genesis', '--validators', '4', '--out', 'net').extra).toMatchObject({ validators: 4, out: 'net' })
+    const addresses = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266,0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
+    expect(load('genesis', '--addresses', addresses, '--out', 'n', '--chain-id', '99').extra).toMatchObject({
+      addresses: addresses.split(','),
+      chainId: 99,
+    })
+    expect(errorOf(['genesis', '--out', 'x'])).toBe(
+      'ibex genesis needs exactly one of --validators N or --addresses LIST',
+    )
+    expect(errorOf(['genesis', '--validators', '2'])).toBe('ibex genesis needs --out DIR')
+    expect(errorOf(['genesis', '--validators', '0', '--out', 'x'])).toBe(
+      'invalid --validators "0": expected an integer 1-1000',
+    )
+    expect(errorOf(['genesis', '--addresses', '0x12', '--out', 'x'])).toBe(
+      'invalid --addresses "0x12": expected a comma-separated list of 0x-prefixed 20-byte addresses',
+    )
+    expect(errorOf(['genesis', '--validators', '1', '--out', 'x', '--chain-id', '0'])).toBe(
+      'invalid --chain-id "0": expected an integer >= 1',
+    )
+  })
+})
+
+describe('config file', () => {
+  const full = `
+network = "testnet"
+datadir = "chain"
+genesis = "g.json"
+block_time = "1s"
+validator_key = "keys/v.key"
+log_level = "warn"
+
+[jsonrpc]
+enabled = false
+host = "0.0.0.0"
+port = 9000
+api = ["eth", "debug"]
+cors_origins = ["*"]
+max_body_bytes = 2048
+max_batch_items = 50
+gas_cap = 25_000_000
+evm_timeout = "750ms"
+ws = true
+
+[chain]
+token_symbol = "TIBX"
+explorer_url = "https://scan.example.org"
+rpc_urls = ["https://rpc.example.org", "wss://ws.example.org"]
+
+[txpool]
+price_limit = "3gwei"
+
+[p2p]
+port = 4001
+bootnodes = ["/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy"]
+`
+
+  it('reads every key; paths resolve against the file', () => {
+    const file = toml('full.toml', full)
+    const { config } = load('start', '--config', file)
+    expect(config).toEqual({
+      network: 'testnet',
+      genesisFile: join(dir, 'g.json'),
+      datadir: join(dir, 'chain'),
+      blockTimeMs: 1000,
+      validatorKeyFile: join(dir, 'keys/v.key'),
+      logLevel: 'warn',
+      jsonrpc: {
+        enabled: false,
+        host: '0.0.0.0',
+        port: 9000,
+        api: ['eth', 'debug'],
+        corsOrigins: ['*'],
+        maxBodyBytes: 2048,
+        maxBatchItems: 50,
+        gasCap: 25_000_000n,
+        evmTimeoutMs: 750,
+        ws: true,
+      },
+      chain: {
+        tokenSymbol: 'TIBX',
+        explorerUrl: 'https://scan.example.org',
+        rpcUrls: ['https://rpc.example.org', 'wss://ws.example.org'],
+      },
+      txpool: { priceLimit: 3n * GWEI },
+      p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'] },
+    })
+  })
+
+  it('flags override the file; the network decides the defaults of what neither sets', () => {
+    const file = toml('prec.toml', 'network = "dev"\n[jsonrpc]\nport = 9000\nhost = "0.0.0.0"\n')
+    const { config } = load('start', '--config', file, '--http.port', '9100', '--network', 'testnet')
+    expect(config.jsonrpc).toMatchObject({ port: 9100, host: '0.0.0.0' })
+    expect(config).toMatchObject({ network: 'testnet', blockTimeMs: 2000, datadir: './data/testnet' })
+    expect(load('start', '--config', file).config).toMatchObject({
+      network: 'dev',
+      blockTimeMs: 0,
+      datadir: './data/dev',
+    })
+  })
+
+  it('IBEX_CONFIG names the file when --config is absent', () => {
+    const file = toml('env.toml', '[jsonrpc]\nport = 7000\n')
+    expect(loadConfig(['start'], { IBEX_CONFIG: file }).config.jsonrpc.port).toBe(7000)
+  })
+
+  it('accepts TOML numbers for durations and integers for the price limit', () => {
+    const file = toml('nums.toml', 'block_time = 0.5\n[jsonrpc]\nevm_timeout = 3\n[txpool]\nprice_limit = 7\n')
+    expect(load('start', '--config', file).config).toMatchObject({
+      blockTimeMs: 500,
+      jsonrpc: { evmTimeoutMs: 3000 },
+      txpool: { priceLimit: 7n },
+    })
+  })
+
+  it.each([
+    [
+      '[jsonrpc]\napi = ["eth", "foo"]\n',
+      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, bor)',
+    ],
+    ['[jsonrpc]\nport = "abc"\n', '[jsonrpc] port: expected an integer 0-65535, got "abc"'],
+    ['[jsonrpc]\nport = 1.5\n', '[jsonrpc] port: expected an integer 0-65535, got 1.5'],
+    ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
+    [
+      '[jsonrpc]\napi = "eth"\nprot = 1\n',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout)',
+    ],
+    [
+      'netwrk = "dev"\n',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, [jsonrpc], [chain], [txpool], [p2p])',
+    ],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p])'],
+    ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
+    ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
+    ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],
+    [
+      '[chain]\nexplorer_url = "scan"\n',
+      '[chain] explorer_url: expected a URL starting with http:// or https://, got "scan"',
+    ],
+    [
+      '[chain]\nrpc_urls = ["ftp://x"]\n',
+      '[chain] rpc_urls: "ftp://x": expected a URL starting with http:// or https:// or ws:// or wss://',
+    ],
+    ['[chain]\ntoken_symbol = ""\n', '[chain] token_symbol: expected 1-11 letters or digits, got ""'],
+    [
+      '[txpool]\nprice_limit = -5\n',
+      '[txpool] price_limit: expected an amount in wei such as 1000000000 or 1gwei, got -5',
+    ],
+    ['[p2p]\nbootnodes = "x"\n', '[p2p] bootnodes: "x" is not a multiaddr (expected /ip4/HOST/tcp/PORT/p2p/PEER_ID)'],
+  ])('%j → one-line error', (text, message) => {
+    const file = toml('bad.toml', text)
+    expect(errorOf(['start', '--config', file])).toBe(`${file}: ${message}`)
+  })
+
+  it('reports unreadable and malformed files on one line', () => {
+    const missing = join(dir, 'missing.toml')
+    expect(errorOf(['start', '--config', missing])).toBe(`${missing}: cannot read config file (not found)`)
+    const broken = toml('broken.toml', '[jsonrpc]\nport = \n')
+    expect(errorOf(['start', '--config', broken])).toBe(
+      `${broken}: invalid TOML at line 2, column 8: incomplete key-value declaration: no value specified`,
+    )
+  })
+})

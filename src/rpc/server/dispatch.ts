@@ -1,0 +1,325 @@
+/**
+ * JSON-RPC 2.0 dispatch, answering exactly as geth's rpc package does.
+ *
+ *   body ──JSON.parse──▶ single message ─┐
+ *        │                batch [..] ────┴─▶ handleMessage (batch items concurrently,
+ *        └─ not JSON: -32700 `parse error`              answers kept in request order)
+ *
+ *   handleMessage: envelope check ─▶ method lookup (Map) ─▶ param decoders ─▶ handler
+ *
+ * What always holds:
+ *  - a call (`jsonrpc` = "2.0", an id that is not an object/array, a non-empty method) gets an
+ *    answer with its id; a notification (no id) runs but gets none; anything else is -32600
+ *    `invalid request`, with the id when the id was valid, else null;
+ *  - a message that looks like a response (`result`/`error`, no method) is ignored, as geth
+ *    ignores unsolicited responses;
+ *  - `[]` is one -32600 `empty batch` object; a batch over the item limit is a one-element array
+ *    with -32600 `batch too large` carrying the id of the first call; a batch with no answer to
+ *    give (only notifications) and an empty body give no body at all;
+ *  - handlers return JSON-ready values (hex strings, never bigint); anything not serializable
+ *    becomes -32603 for that one answer.
+ */
+import type { RpcNamespace } from '../../config/types.js'
+import {
+  InvalidParamsError,
+  InvalidRequestError,
+  type JsonRpcErrorObject,
+  MethodNotFoundError,
+  NotificationsUnsupportedError,
+  RpcError,
+  ServerError,
+  toJsonRpcError,
+} from '../errors.js'
+import { FilterId } from '../params/scalars.js'
+import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
+
+export type JsonRpcId = string | number | boolean | null
+
+/** One answer. Fields in geth's order; JSON.stringify drops the undefined one of error/result. */
+export class JsonRpcResponse {
+  readonly jsonrpc: '2.0'
+  readonly id: JsonRpcId
+  readonly error: JsonRpcErrorObject | undefined
+  readonly result: unknown
+  constructor(id: JsonRpcId, error: JsonRpcErrorObject | undefined, result: unknown) {
+    this.jsonrpc = '2.0'
+    this.id = id
+    this.error = error
+    this.result = error === undefined && result === undefined ? null : result
+  }
+}
+
+export interface DispatcherOptions<Ctx> {
+  namespaces: readonly Namespace<Ctx>[]
+  /** Only namespaces named here are served (the config's `api` list). */
+  enabledApis: readonly RpcNamespace[]
+  ctx: Ctx
+  /** Largest batch accepted, items; 0 = no limit. */
+  maxBatchItems: number
+  /** Told about every error that is not an RpcError (answered -32603): a bug to log. */
+  onInternalError?: (err: unknown, method: string) => void
+}
+
+const PARSE_ERROR_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
+const EMPTY_BATCH_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'
+const INVALID_REQUEST = toJsonRpcError(new InvalidRequestError('invalid request'))
+const BATCH_TOO_LARGE = toJsonRpcError(new InvalidRequestError('batch too large'))
+const NOTIFICATIONS_UNSUPPORTED = new NotificationsUnsupportedError()
+
+/** JSON whitespace only (or nothing): geth reads no message and writes no answer. */
+const BLANK_RE = /^[ \t\n\r]*$/
+/** Characters Go's JSON encoder escapes and JSON.stringify does not. */
+const GO_ESCAPED_RE = /[<>&\u2028\u2029]/
+const GO_ESCAPED_GLOBAL_RE = /[<>&\u2028\u2029]/g
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+}
+
+/** The envelope members geth reads, after its (case-insensitive) field matching. */
+class Envelope {
+  version: unknown = undefined
+  id: unknown = undefined
+  method: unknown = undefined
+  params: unknown = undefined
+  result: unknown = undefined
+  error: unknown = undefined
+
+  static read(o: Record<string, unknown>): Envelope {
+    const e = new Envelope()
+    e.version = o.jsonrpc
+    e.id = o.id
+    e.method = o.method
+    e.params = o.params
+    e.result = o.result
+    e.error = o.error
+    // Go's encoding/json also accepts `ID`, `Method`…: look only when a member is missing.
+    if (e.version === undefined || e.id === undefined || e.method === undefined) e.readFolded(o)
+    return e
+  }
+
+  private readFolded(o: Record<string, unknown>): void {
+    for (const key of Object.keys(o)) {
+      switch (key.toLowerCase()) {
+        case 'jsonrpc':
+          this.version = o[key]
+          break
+        case 'id':
+          this.id = o[key]
+          break
+        case 'method':
+          this.method = o[key]
+          break
+        case 'params':
+          this.params = o[key]
+          break
+        case 'result':
+          this.result = o[key]
+          break
+        case 'error':
+          this.error = o[key]
+          break
+      }
+    }
+  }
+
+  get validVersion(): boolean {
+    return this.version === '2.0'
+  }
+  get validId(): boolean {
+    return this.id !== undefined && (this.id === null || typeof this.id !== 'object')
+  }
+  get methodName(): string {
+    return typeof this.method === 'string' ? this.method : ''
+  }
+  get isCall(): boolean {
+    return this.validVersion && this.validId && this.methodName !== ''
+  }
+  get isNotification(): boolean {
+    return this.validVersion && this.id === undefined && this.methodName !== ''
+  }
+  get isResponse(): boolean {
+    return (
+      this.validVersion &&
+      this.validId &&
+      this.methodName === '' &&
+      this.params === undefined &&
+      (this.result !== undefined || this.error !== undefined)
+    )
+  }
+}
+
+function envelopeOf(msg: unknown): Envelope | undefined {
+  return typeof msg === 'object' && msg !== null && !Array.isArray(msg)
+    ? Envelope.read(msg as Record<string, unknown>)
+    : undefined
+}
+
+/** geth's built-in `*_unsubscribe`: over HTTP there are no subscriptions to cancel. */
+const UNSUBSCRIBE: MethodDef<unknown> = {
+  params: [FilterId as ParamDecoder<unknown>],
+  handler() {
+    throw new ServerError('subscription not found')
+  },
+}
+
+export class RpcDispatcher<Ctx> {
+  /** Method name → definition, for the enabled namespaces only. Built once. */
+  readonly methods: ReadonlyMap<string, MethodDef<Ctx>>
+  private readonly ctx: Ctx
+  private readonly maxBatchItems: number
+  private readonly onInternalError: ((err: unknown, method: string) => void) | undefined
+
+  constructor(options: DispatcherOptions<Ctx>) {
+    const methods = new Map<string, MethodDef<Ctx>>()
+    const enabled = new Set<string>(options.enabledApis)
+    for (const ns of options.namespaces) {
+      if (!enabled.has(ns.name)) continue
+      for (const name of Object.keys(ns.methods)) {
+        if (methods.has(name)) throw new Error(`duplicate RPC method ${name}`)
+        methods.set(name, ns.methods[name])
+      }
+    }
+    this.methods = methods
+    this.ctx = options.ctx
+    this.maxBatchItems = options.maxBatchItems
+    this.onInternalError = options.onInternalError
+  }
+
+  /** Answers one HTTP body: the JSON text to send, or undefined for no body. Never rejects. */
+  async handleBody(text: string): Promise<string | undefined> {
+    if (BLANK_RE.test(text)) return undefined
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return PARSE_ERROR_BODY
+    }
+    if (!Array.isArray(parsed)) {
+      const answer = await this.handleMessage(parsed)
+      return answer === undefined ? undefined : this.serialize(answer)
+    }
+    const n = parsed.length
+    if (n === 0) return EMPTY_BATCH_BODY
+    if (this.maxBatchItems > 0 && n > this.maxBatchItems) {
+      return `[${this.serialize(new JsonRpcResponse(this.firstCallId(parsed), BATCH_TOO_LARGE, undefined))}]`
+    }
+    const pending = new Array<Promise<JsonRpcResponse | undefined>>(n)
+    for (let i = 0; i < n; i++) pending[i] = this.handleMessage(parsed[i])
+    const answers = await Promise.all(pending)
+    let body = ''
+    for (let i = 0; i < n; i++) {
+      const answer = answers[i]
+      if (answer === undefined) continue
+      body += body === '' ? '[' : ','
+      body += this.serialize(answer)
+    }
+    return body === '' ? undefined : `${body}]`
+  }
+
+  /** Answers one message (a batch item or a single request); undefined when it gets no answer. Never rejects. */
+  async handleMessage(msg: unknown): Promise<JsonRpcResponse | undefined> {
+    const env = envelopeOf(msg)
+    if (env === undefined) return new JsonRpcResponse(null, INVALID_REQUEST, undefined)
+    if (env.isResponse) return undefined
+    const isCall = env.isCall
+    if (!isCall && !env.isNotification) {
+      return new JsonRpcResponse(env.validId ? (env.id as JsonRpcId) : null, INVALID_REQUEST, undefined)
+    }
+    const method = env.methodName
+    let result: unknown
+    let error: JsonRpcErrorObject | undefined
+    try {
+      result = await this.call(method, env.params)
+    } catch (err) {
+      if (!(err instanceof RpcError)) this.report(err, method)
+      error = toJsonRpcError(err)
+    }
+    return isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, result) : undefined
+  }
+
+  private call(method: string, params: unknown): unknown {
+    if (method.endsWith('_subscribe')) throw NOTIFICATIONS_UNSUPPORTED
+    let def = this.methods.get(method)
+    if (def === undefined && method.endsWith('_unsubscribe')) def = UNSUBSCRIBE as MethodDef<Ctx>
+    if (def === undefined) throw new MethodNotFoundError(method)
+    return def.handler(this.ctx, decodeParams(def.params, params))
+  }
+
+  /** The id for `batch too large`: the first call's, among the items geth would have decoded. */
+  private firstCallId(batch: unknown[]): JsonRpcId {
+    const scan = Math.min(batch.length, this.maxBatchItems + 1)
+    for (let i = 0; i < scan; i++) {
+      const env = envelopeOf(batch[i])
+      if (env?.isCall) return env.id as JsonRpcId
+    }
+    return null
+  }
+
+  private report(err: unknown, method: string): void {
+    try {
+      this.onInternalError?.(err, method)
+    } catch {
+      // A failing logger must not take the answer down.
+    }
+  }
+
+  private serialize(answer: JsonRpcResponse): string {
+    let text: string
+    try {
+      text = JSON.stringify(answer)
+    } catch (err) {
+      this.report(err, 'serialize')
+      text = JSON.stringify(new JsonRpcResponse(answer.id, toJsonRpcError(err), undefined))
+    }
+    return GO_ESCAPED_RE.test(text) ? text.replace(GO_ESCAPED_GLOBAL_RE, escapeLikeGo) : text
+  }
+}
+
+function escapeLikeGo(c: string): string {
+  return GO_ESCAPES[c]
+}
+
+/**
+ * Positional params, geth's parsePositionalArguments: absent or null params mean none; other
+ * non-arrays are `non-array args`; each value goes through its decoder in order; extra values are
+ * `too many arguments, want at most N`; missing required ones `missing value for required argument N`.
+ * A decoder's non-params RpcError (a check geth makes in the handler) is raised after all decode.
+ */
+export function decodeParams(decoders: readonly ParamDecoder<unknown>[], raw: unknown): unknown[] {
+  let given: readonly unknown[]
+  if (raw === undefined || raw === null) given = []
+  else if (Array.isArray(raw)) given = raw
+  else throw new InvalidParamsError('non-array args')
+  const want = decoders.length
+  const out = new Array<unknown>(want)
+  let deferred: RpcError | undefined
+  for (let i = 0; i < given.length; i++) {
+    if (i >= want) throw new InvalidParamsError(`too many arguments, want at most ${want}`)
+    const decoder = decoders[i]
+    const value = given[i]
+    if (value === null && decoder.optional) {
+      out[i] = decoder.defaultValue
+      continue
+    }
+    try {
+      out[i] = decoder.decode(value)
+    } catch (err) {
+      if (err instanceof InvalidParamsError) {
+        throw new InvalidParamsError(`invalid argument ${i}: ${err.shortMessage}`, { cause: err })
+      }
+      if (!(err instanceof RpcError)) throw err
+      deferred ??= err
+    }
+  }
+  for (let i = given.length; i < want; i++) {
+    const decoder = decoders[i]
+    if (!decoder.optional) throw new InvalidParamsError(`missing value for required argument ${i}`)
+    out[i] = decoder.defaultValue
+  }
+  if (deferred !== undefined) throw deferred
+  return out
+}
