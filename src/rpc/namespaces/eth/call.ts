@@ -2,13 +2,18 @@
 import { call, estimateGas, type CallRequest } from '../../../exec/call.js'
 import type { Backend } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
-import { BlockTag, CallObject, optional, type BlockRef, type CallArgs, LATEST } from '../../params/index.js'
+import { type BlockRef, BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
 import type { MethodTable } from '../../types.js'
 
+function addressBytes(hex: string | undefined): Uint8Array | undefined {
+  return hex === undefined ? undefined : Buffer.from(hex.slice(2), 'hex')
+}
+
 function toRequest(args: CallArgs): CallRequest {
+  rejectDataInputConflict(args)
   return {
-    from: args.from,
-    to: args.to,
+    from: addressBytes(args.from),
+    to: addressBytes(args.to),
     gas: args.gas,
     gasPrice: args.gasPrice,
     maxFeePerGas: args.maxFeePerGas,
@@ -16,7 +21,7 @@ function toRequest(args: CallArgs): CallRequest {
     value: args.value,
     data: args.input,
     nonce: args.nonce,
-    accessList: args.accessList,
+    accessList: args.accessList?.map((e) => ({ address: e.address, storageKeys: e.storageKeys.map((k) => toData(k)) })),
   }
 }
 

@@ -19,7 +19,17 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
-function bloomMayMatch(bloom: Uint8Array, f: FilterArgs): boolean {
+/** A filter with its addresses as bytes (decoded once per query). */
+interface Query {
+  addresses: Uint8Array[]
+  topics: (Uint8Array[] | null)[]
+}
+
+function toQuery(f: FilterArgs): Query {
+  return { addresses: f.addresses.map((a) => Buffer.from(a.slice(2), 'hex')), topics: f.topics }
+}
+
+function bloomMayMatch(bloom: Uint8Array, f: Query): boolean {
   if (f.addresses.length > 0 && !f.addresses.some((a) => bloomContains(bloom, a))) return false
   for (const position of f.topics) {
     if (position === null || position.length === 0) continue
@@ -28,7 +38,7 @@ function bloomMayMatch(bloom: Uint8Array, f: FilterArgs): boolean {
   return true
 }
 
-function logMatches(log: LogTuple, f: FilterArgs): boolean {
+function logMatches(log: LogTuple, f: Query): boolean {
   if (f.addresses.length > 0 && !f.addresses.some((a) => equal(a, log[0]))) return false
   if (f.topics.length > log[1].length) return false
   for (let i = 0; i < f.topics.length; i++) {
@@ -39,7 +49,7 @@ function logMatches(log: LogTuple, f: FilterArgs): boolean {
   return true
 }
 
-export function blockLogs(b: Backend, block: ChainBlock, f: FilterArgs, out: object[]): void {
+export function blockLogs(b: Backend, block: ChainBlock, f: Query, out: object[]): void {
   if (!bloomMayMatch(block.header.logsBloom, f)) return
   const receipts = b.store.getReceipts(block.hash) ?? []
   let logIndex = 0
@@ -71,11 +81,12 @@ export const logMethods: MethodTable<Backend> = {
     params: [FilterOptions],
     handler: (b, [raw]) => {
       const f = raw as FilterArgs
+      const q = toQuery(f)
       const out: object[] = []
       if (f.blockHash !== undefined) {
         const block = b.store.getBlockByHash(f.blockHash)
         if (block === undefined) throw new ServerError('unknown block')
-        blockLogs(b, block, f, out)
+        blockLogs(b, block, q, out)
         return out
       }
       const head = b.store.head.header.number
@@ -86,7 +97,7 @@ export const logMethods: MethodTable<Backend> = {
       const last = to > head ? head : to
       for (let n = from; n <= last; n++) {
         const block = b.store.getBlockByNumber(n)
-        if (block !== undefined) blockLogs(b, block, f, out)
+        if (block !== undefined) blockLogs(b, block, q, out)
       }
       return out
     },
