@@ -7,6 +7,8 @@
  * only place that turns anything thrown into `{code, message, data?}`. Anything that is not an
  * RpcError is a bug: it answers `-32603` with a fixed message and never leaks a stack.
  */
+import { ExecutionError, ExecutionRevertedError } from '../exec/errors.js'
+import { TxPoolError } from '../txpool/errors.js'
 import { toData } from './hex.js'
 
 export interface RpcErrorOptions {
@@ -153,6 +155,11 @@ export interface JsonRpcErrorObject {
 /** The only mapping from anything thrown to a wire error object. */
 export function toJsonRpcError(err: unknown): JsonRpcErrorObject {
   if (err instanceof RpcError) return { code: err.code, message: err.shortMessage, data: err.data }
+  // module errors (txpool admission, execution) carry geth's messages; map them here only
+  if (err instanceof TxPoolError || err instanceof ExecutionError) {
+    return { code: ERROR_CODE.server, message: err.message, data: undefined }
+  }
+  if (err instanceof ExecutionRevertedError) return toJsonRpcError(newRevertError(err.data))
   return { code: ERROR_CODE.internal, message: INTERNAL_ERROR_MESSAGE, data: undefined }
 }
 

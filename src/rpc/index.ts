@@ -32,6 +32,8 @@ export async function createRpcServer(deps: BackendDeps): Promise<RunningRpc> {
     namespaces: NAMESPACES,
     enabledApis: rpc.api,
     ctx: backend,
+    onInternalError: (err, method) =>
+      deps.log.error(`${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     health: () => {
       const head = backend.store.head
       const ageSeconds = Math.floor(Date.now() / 1000) - Number(head.header.timestamp)

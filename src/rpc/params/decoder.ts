@@ -30,5 +30,5 @@ export function toParamsError(err: unknown): unknown {
  * `defaultValue`, as geth does for pointer-typed params. Present values go through `decoder`.
  */
 export function optional<T, D = undefined>(decoder: ParamDecoder<T>, defaultValue?: D): ParamDecoder<T | D> {
-  return { optional: true, defaultValue: defaultValue as D, decode: decoder.decode }
+  return { optional: true, defaultValue: defaultValue as D, decode: (raw) => decoder.decode(raw) }
 }

@@ -21,6 +21,7 @@
  */
 import type { RpcNamespace } from '../../config/types.js'
 import {
+  ERROR_CODE,
   InvalidParamsError,
   InvalidRequestError,
   type JsonRpcErrorObject,
@@ -56,7 +57,7 @@ export interface DispatcherOptions<Ctx> {
   ctx: Ctx
   /** Largest batch accepted, items; 0 = no limit. */
   maxBatchItems: number
-  /** Told about every error that is not an RpcError (answered -32603): a bug to log. */
+  /** Told about every error toJsonRpcError cannot classify (answered -32603): a bug to log. */
   onInternalError?: (err: unknown, method: string) => void
 }
 
@@ -235,8 +236,9 @@ export class RpcDispatcher<Ctx> {
     try {
       result = await this.call(method, env.params)
     } catch (err) {
-      if (!(err instanceof RpcError)) this.report(err, method)
       error = toJsonRpcError(err)
+      // Only what toJsonRpcError could not classify is a bug worth reporting.
+      if (error.code === ERROR_CODE.internal && !(err instanceof RpcError)) this.report(err, method)
     }
     return isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, result) : undefined
   }
