@@ -75,6 +75,8 @@ export interface IbexNode {
 }
 
 const liveProcesses = new Map<number, ChildProcess>()
+/** PIDs we sent a signal to: their exit is expected, any other exit is reported. */
+const stopRequested = new Set<number>()
 const tempDirs = new Set<string>()
 
 process.on('exit', () => {
@@ -152,6 +154,7 @@ async function stopChild(
   timeoutMs: number,
 ): Promise<ExitStatus & { timedOut: boolean }> {
   const exited = waitExit(child)
+  stopRequested.add(pid)
   if (child.exitCode === null && child.signalCode === null) {
     try {
       process.kill(pid, signal)
@@ -265,6 +268,16 @@ export async function startNode(opts: StartNodeOptions = {}): Promise<IbexNode> 
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve))
   const exited = waitExit(child)
   const pid = child.pid
+  let ready = false
+  exited.then(({ code, signal }) => {
+    // before ready, startNode itself rejects with the output
+    if (pid === undefined || !ready || stopRequested.has(pid)) return
+    liveProcesses.delete(pid)
+    // a node dying under a test shows up as ECONNREFUSED there: say why here
+    console.error(
+      `ibex pid ${pid} exited unexpectedly (code ${code}, signal ${signal})\n--- stderr (tail) ---\n${err.slice(-6_000)}\n--- stdout (tail) ---\n${out.slice(-2_000)}`,
+    )
+  })
   if (pid === undefined) {
     throw new Error(`could not spawn ${process.execPath} ${command.join(' ')}: ${await spawnError}`)
   }
@@ -308,6 +321,7 @@ export async function startNode(opts: StartNodeOptions = {}): Promise<IbexNode> 
     }
     if (url && (await answersChainId(url))) {
       readyMs = performance.now() - t0
+      ready = true
       break
     }
     await sleep(READY_POLL_MS)
