@@ -65,9 +65,12 @@ export class TrieStore implements DB<string, string | Uint8Array> {
     }
   }
 
-  /** A store over the same database with its own, empty overlay (for throw-away execution). */
+  /**
+   * The same store (same overlay). MerkleStateManager opens every storage trie as a shallow
+   * copy of the account trie, so their writes must land in the overlay that gets flushed.
+   */
   shallowCopy(): TrieStore {
-    return new TrieStore(this.#db)
+    return this
   }
 
   async open(): Promise<void> {}

@@ -28,7 +28,8 @@ export const txErrors = {
     ),
   tipAboveFeeCap: () => new TxPoolError('max priority fee per gas higher than max fee per gas'),
   invalidSender: () => new TxPoolError('invalid sender'),
-  invalidChainId: () => new TxPoolError('invalid chain id for signer'),
+  invalidChainId: (have: bigint, want: bigint) =>
+    new TxPoolError(`invalid sender: invalid chain id for signer: have ${have} want ${want}`),
   unprotected: () => new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC'),
   typeNotSupported: () => new TxPoolError('transaction type not supported'),
   oversized: (size: number, max: number) => new TxPoolError(`oversized data: transaction size ${size}, limit ${max}`),

@@ -5,7 +5,8 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import type { PoolTx } from './index.js'
 import { TxPoolError, txErrors } from './errors.js'
 
@@ -34,8 +35,27 @@ function calldataFloor(data: Uint8Array): bigint {
   return TX_BASE_GAS + tokens * TOTAL_COST_FLOOR_PER_TOKEN
 }
 
+/**
+ * The chain id a raw transaction is signed for (undefined: unprotected legacy, or not
+ * decodable — decoding reports that). Read before full decoding, because ethereumjs refuses
+ * to decode a transaction of another chain with a message geth would not give.
+ */
+function signedChainId(raw: Uint8Array): bigint | undefined {
+  try {
+    if ((raw[0] as number) >= 0xc0) {
+      const v = bytesToBigInt((RLP.decode(raw) as Uint8Array[])[6] as Uint8Array)
+      return v === 27n || v === 28n ? undefined : (v - 35n) / 2n
+    }
+    return bytesToBigInt((RLP.decode(raw.subarray(1)) as Uint8Array[])[0] as Uint8Array)
+  } catch {
+    return undefined
+  }
+}
+
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length === 0) throw txErrors.decode('typed transaction too short')
+  const chainId = signedChainId(raw)
+  if (chainId !== undefined && chainId !== common.chainId()) throw txErrors.invalidChainId(chainId, common.chainId())
   try {
     return createTxFromRLP(raw, { common })
   } catch (err) {
@@ -80,7 +100,7 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
   if (tx.type === 0) {
     if (!tx.supports(Capability.EIP155ReplayProtection)) throw txErrors.unprotected()
   } else if ((tx as { chainId: bigint }).chainId !== ctx.chainId) {
-    throw txErrors.invalidChainId()
+    throw txErrors.invalidChainId((tx as { chainId: bigint }).chainId, ctx.chainId)
   }
   let sender: Uint8Array
   try {

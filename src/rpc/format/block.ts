@@ -1,8 +1,8 @@
 /**
  * Block and header objects in geth's field set for the block's fork: London adds
  * baseFeePerGas, Shanghai withdrawalsRoot/withdrawals, Cancun blob gas and the beacon root,
- * Prague requestsHash. IBFT chains (difficulty 1 per block, never merged) also carry
- * totalDifficulty, as pre-merge geth did.
+ * Prague requestsHash. No totalDifficulty: geth dropped it from block objects (v1.14.11) and
+ * the execution-apis fixtures have none.
  */
 import { RLP } from '@ethereumjs/rlp'
 import type { ChainBlock } from '../../chain/store.js'
@@ -48,15 +48,12 @@ export function formatHeader(block: ChainBlock): RpcObject {
 
 export interface FormatBlockOptions {
   fullTransactions: boolean
-  /** Include totalDifficulty (chains that never merged). */
-  withTotalDifficulty: boolean
   /** Senders of the block's transactions, in order (from the stored receipts). */
   senders: Uint8Array[]
 }
 
 export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
   const out = formatHeader(block)
-  if (opts.withTotalDifficulty) out.totalDifficulty = toQuantity(block.totalDifficulty)
   out.size = toQuantity(block.size)
   out.uncles = block.uncles.map((u) => toData(keccak256(RLP.encode(u))))
   out.transactions = opts.fullTransactions

@@ -8,8 +8,8 @@ export const netNamespace: Namespace<Backend> = {
   methods: {
     // the network id is the chain id, as decimal string (geth)
     net_version: { params: [], handler: (b) => b.chainId.toString(10) },
-    // no p2p listener yet: this node does not accept peer connections
-    net_listening: { params: [], handler: () => false },
+    // geth answers true unconditionally; the p2p listener itself comes with the IBFT network issue
+    net_listening: { params: [], handler: () => true },
     net_peerCount: { params: [], handler: () => toQuantity(0) },
   },
 }

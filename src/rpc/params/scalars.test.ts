@@ -147,10 +147,11 @@ describe('StorageKey', () => {
     expect(StorageKey.decode(null)).toEqual(key(0))
   })
 
-  it('fails as geth does inside the handler (-32000)', () => {
-    expect(failure(StorageKey, '0xzz')).toBe('-32000 unable to decode storage key: hex string invalid')
+  it('fails as geth does inside the handler (-32602, quoted input, no argument prefix)', () => {
+    // execution-apis eth_getStorageAt/get-storage-invalid-key
+    expect(failure(StorageKey, '0xasdf')).toBe('-32602 invalid hex in storage key: "0xasdf"')
     expect(failure(StorageKey, `0x${'00'.repeat(33)}`)).toBe(
-      '-32000 unable to decode storage key: hex string too long, want at most 32 bytes',
+      `-32602 storage key too long (want at most 32 bytes): "0x${'00'.repeat(33)}"`,
     )
     expect(failure(StorageKey, 1)).toBe(`${P} json: cannot unmarshal number into Go value of type string`)
   })

@@ -7,7 +7,7 @@
  * lowercase 0x string (map keys, logs and ethereumjs's createAddressFromString all take it;
  * hexToBytes gives the bytes when needed).
  */
-import { ServerError } from '../errors.js'
+import { ERROR_CODE, RpcError } from '../errors.js'
 import { decodeHexInto, hasHexPrefix, isHexDigits } from '../hex.js'
 import type { ParamDecoder } from '../types.js'
 import { goDecoder } from './decoder.js'
@@ -64,19 +64,22 @@ const STORAGE_KEY_BYTES = 32
 
 /**
  * eth_getStorageAt's slot: a hex string of at most 32 bytes, `0x` optional, odd length allowed,
- * left-padded to 32 bytes. geth decodes it inside the handler, so a bad key is a `-32000`
- * `unable to decode storage key: ...` (the dispatcher reports it only if every param decodes).
+ * left-padded to 32 bytes. geth decodes it inside the handler and answers a bad key with a
+ * -32602 that quotes the input and carries no `invalid argument N:` prefix
+ * (`invalid hex in storage key: "0xasdf"`); the dispatcher reports it only if every param decodes.
  */
 export const StorageKey: ParamDecoder<Uint8Array> = goDecoder((raw) => {
-  let s = typeof raw === 'string' ? raw : raw === null ? '' : undefined
-  if (s === undefined) throw kindMismatch(raw, 'string')
+  const input = typeof raw === 'string' ? raw : raw === null ? '' : undefined
+  if (input === undefined) throw kindMismatch(raw, 'string')
+  let s = input
   if (hasHexPrefix(s)) s = s.slice(2)
   if (s.length % 2 !== 0) s = `0${s}`
-  if (!isHexDigits(s, 0)) throw new ServerError('unable to decode storage key: hex string invalid')
-  const size = s.length / 2
-  if (size > STORAGE_KEY_BYTES) {
-    throw new ServerError('unable to decode storage key: hex string too long, want at most 32 bytes')
+  const quoted = JSON.stringify(input)
+  if (s.length > STORAGE_KEY_BYTES * 2) {
+    throw new RpcError(ERROR_CODE.invalidParams, `storage key too long (want at most 32 bytes): ${quoted}`)
   }
+  if (!isHexDigits(s, 0)) throw new RpcError(ERROR_CODE.invalidParams, `invalid hex in storage key: ${quoted}`)
+  const size = s.length / 2
   const out = new Uint8Array(STORAGE_KEY_BYTES)
   decodeHexInto(s, 0, out.subarray(STORAGE_KEY_BYTES - size))
   return out

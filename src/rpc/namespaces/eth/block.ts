@@ -4,25 +4,24 @@ import type { Backend } from '../../backend.js'
 import { formatBlock } from '../../format/block.js'
 import { formatBlockReceipts } from '../../format/receipt.js'
 import { toQuantity } from '../../hex.js'
-import { BlockTag, Bool, Hash, optional, type BlockRef } from '../../params/index.js'
+import { type BlockRef, BlockTag, Bool, Hash } from '../../params/index.js'
 import type { MethodTable } from '../../types.js'
 
 function blockResult(b: Backend, block: ChainBlock | undefined, full: boolean) {
   if (block === undefined) return null
   return formatBlock(block, {
     fullTransactions: full,
-    withTotalDifficulty: b.engine === 'ibft',
     senders: full ? b.senders(block) : [],
   })
 }
 
 export const blockMethods: MethodTable<Backend> = {
   eth_getBlockByNumber: {
-    params: [BlockTag, optional(Bool, false)],
+    params: [BlockTag, Bool],
     handler: (b, [ref, full]) => blockResult(b, b.resolveBlock(ref as BlockRef), full as boolean),
   },
   eth_getBlockByHash: {
-    params: [Hash, optional(Bool, false)],
+    params: [Hash, Bool],
     handler: (b, [hash, full]) => blockResult(b, b.store.getBlockByHash(hash as Uint8Array), full as boolean),
   },
   eth_getBlockTransactionCountByNumber: {

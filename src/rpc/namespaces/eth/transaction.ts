@@ -3,6 +3,7 @@ import type { ChainBlock } from '../../../chain/store.js'
 import type { Backend } from '../../backend.js'
 import { formatReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
+import { toData } from '../../hex.js'
 import { BlockTag, Hash, Uint64, type BlockRef } from '../../params/index.js'
 import type { MethodTable } from '../../types.js'
 
@@ -21,13 +22,38 @@ function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
   })
 }
 
+function rawInBlock(block: ChainBlock | undefined, index: number) {
+  const bytes = block?.transactionBytes[index]
+  return bytes === undefined ? '0x' : toData(bytes)
+}
+
 export const transactionMethods: MethodTable<Backend> = {
+  eth_getRawTransactionByHash: {
+    params: [Hash],
+    handler: (b, [hash]) => {
+      const loc = b.store.getTxLocation(hash as Uint8Array)
+      if (loc !== undefined) {
+        const bytes = b.store.getBlockByHash(loc.blockHash)?.transactionBytes[loc.index]
+        return bytes === undefined ? null : toData(bytes)
+      }
+      const pending = b.pool.get(toData(hash as Uint8Array))
+      return pending === undefined ? null : toData(pending.tx.serialize())
+    },
+  },
+  eth_getRawTransactionByBlockHashAndIndex: {
+    params: [Hash, Uint64],
+    handler: (b, [hash, index]) => rawInBlock(b.store.getBlockByHash(hash as Uint8Array), Number(index as bigint)),
+  },
+  eth_getRawTransactionByBlockNumberAndIndex: {
+    params: [BlockTag, Uint64],
+    handler: (b, [ref, index]) => rawInBlock(b.resolveBlock(ref as BlockRef), Number(index as bigint)),
+  },
   eth_getTransactionByHash: {
     params: [Hash],
     handler: (b, [hash]) => {
       const loc = b.store.getTxLocation(hash as Uint8Array)
       if (loc !== undefined) return txInBlock(b, b.store.getBlockByHash(loc.blockHash), loc.index)
-      const pending = b.pool.get(`0x${Buffer.from(hash as Uint8Array).toString('hex')}`)
+      const pending = b.pool.get(toData(hash as Uint8Array))
       return pending === undefined ? null : formatTransaction(pending.tx, { from: pending.sender })
     },
   },
