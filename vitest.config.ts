@@ -16,12 +16,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'workers/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
           testTimeout: E2E_TIMEOUT_MS,
           hookTimeout: E2E_TIMEOUT_MS,
           pool: 'forks',
