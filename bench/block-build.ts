@@ -10,16 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
-import { Address, hexToBytes } from '@ethereumjs/util'
-import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
-import { openDatabase } from '../src/chain/db.js'
-import { buildGenesis } from '../src/chain/genesis.js'
-import { ChainStore } from '../src/chain/store.js'
+import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
-import { defaultConfig } from '../src/config/defaults.js'
-import { buildGenesis as buildPresetGenesis } from '../src/config/genesis.js'
-import { BlockBuilder } from '../src/exec/blockBuilder.js'
-import { stateAt, TrieStore } from '../src/state/index.js'
+import { openTestChain } from '../src/exec/testing.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 
@@ -38,21 +31,7 @@ async function once(): Promise<{ admitPerSec: number; buildPerSec: number }> {
     const accounts = devAccounts(Math.min(SENDERS + 1, 10))
     const validator = accounts[accounts.length - 1] as { address: string; privateKey: string }
     const senders = accounts.slice(0, Math.min(SENDERS, accounts.length - 1))
-    const config = { ...defaultConfig('dev'), datadir: dir }
-    const genesis = buildPresetGenesis(config, [validator.address]) as unknown as GenesisJson
-    const common = createChainCommon(genesis)
-    const db = await openDatabase(join(dir, 'chaindata'))
-    const store = new ChainStore(db, common)
-    const trie = new TrieStore(db)
-    const g = await buildGenesis(genesis, common, trie)
-    await store.commitBlock({ hash: g.hash, headerRaw: g.headerRaw, transactionBytes: [], receipts: [], totalDifficulty: 1n, withdrawals: [] }, trie, true)
-    const builder = await BlockBuilder.create({
-      store, common, trie,
-      privateKey: hexToBytes(validator.privateKey as `0x${string}`),
-      coinbase: hexToBytes(validator.address as `0x${string}`),
-      baseFeeRecipient: undefined,
-      syncWrites: true,
-    })
+    const { db, store, common, builder, admission } = await openTestChain(dir, { validator, syncWrites: true })
     const raws: Uint8Array[] = []
     for (let i = 0; i < TXS; i++) {
       const sender = senders[i % senders.length] as { privateKey: string }
@@ -60,15 +39,7 @@ async function once(): Promise<{ admitPerSec: number; buildPerSec: number }> {
       raws.push(createTx({ type: 2, nonce, to: `0x${'11'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }, { common })
         .sign(hexToBytes(sender.privateKey as `0x${string}`)).serialize())
     }
-    const state = stateAt(db, common, store.head.header.stateRoot)
-    const ctx = {
-      common, chainId: common.chainId(), blockGasLimit: store.head.header.gasLimit,
-      nextBaseFee: store.head.header.calcNextBaseFee(), priceLimit: 0n, known: () => false,
-      account: async (a: Uint8Array) => {
-        const acc = await state.getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    }
+    const ctx = admission()
     let t = performance.now()
     const pool: PoolTx[] = []
     for (const raw of raws) pool.push(await validateTransaction(raw, ctx))

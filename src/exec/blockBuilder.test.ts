@@ -4,17 +4,12 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createChainCommon, type GenesisJson } from '../chain/common.js'
-import { openDatabase } from '../chain/db.js'
-import { buildGenesis } from '../chain/genesis.js'
-import { ChainStore } from '../chain/store.js'
+import type { Common } from '@ethereumjs/common'
 import { devAccounts } from '../config/accounts.js'
-import { defaultConfig } from '../config/defaults.js'
-import { buildGenesis as buildPresetGenesis } from '../config/genesis.js'
 import { decodeExtra, ibftBlockHash, verifySeals } from '../consensus/ibft/index.js'
-import { stateAt, TrieStore } from '../state/index.js'
+import { stateAt } from '../state/index.js'
 import { validateTransaction } from '../txpool/validate.js'
-import { BlockBuilder } from './blockBuilder.js'
+import { openTestChain } from './testing.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -27,34 +22,11 @@ const [alice, bob, validator] = devAccounts(3) as [
   { address: string; privateKey: string },
 ]
 
-async function openChain(dir: string) {
-  const config = { ...defaultConfig('dev'), datadir: dir }
-  const genesis = buildPresetGenesis(config, [validator.address]) as unknown as GenesisJson
-  const common = createChainCommon(genesis)
-  const db = await openDatabase(join(dir, 'chaindata'))
-  const store = new ChainStore(db, common)
-  const trie = new TrieStore(db)
-  if (!store.initialized) {
-    const g = await buildGenesis(genesis, common, trie)
-    await store.commitBlock(
-      { hash: g.hash, headerRaw: g.headerRaw, transactionBytes: [], receipts: [], totalDifficulty: 1n, withdrawals: [] },
-      trie,
-      true,
-    )
-  }
-  const builder = await BlockBuilder.create({
-    store,
-    common,
-    trie,
-    privateKey: hexToBytes(validator.privateKey as `0x${string}`),
-    coinbase: hexToBytes(validator.address as `0x${string}`),
-    baseFeeRecipient: undefined,
-    syncWrites: false,
-  })
-  return { db, store, common, builder }
+function openChain(dir: string) {
+  return openTestChain(dir, { validator })
 }
 
-function transfer(common: ReturnType<typeof createChainCommon>, nonce: bigint, value: bigint) {
+function transfer(common: Common, nonce: bigint, value: bigint) {
   return createTx(
     { type: 2, nonce, to: bob.address as `0x${string}`, value, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n },
     { common },
@@ -65,20 +37,8 @@ describe('BlockBuilder', () => {
   it('executes, seals and commits a block that survives a reopen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ibex-builder-'))
     dirs.push(dir)
-    const { db, store, common, builder } = await openChain(dir)
-    const state = stateAt(db, common, store.head.header.stateRoot)
-    const ctx = {
-      common,
-      chainId: 1337n,
-      blockGasLimit: store.head.header.gasLimit,
-      nextBaseFee: store.head.header.calcNextBaseFee(),
-      priceLimit: 0n,
-      known: () => false,
-      account: async (a: Uint8Array) => {
-        const acc = await state.getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    }
+    const { db, store, common, builder, admission } = await openChain(dir)
+    const ctx = admission()
     const ptx0 = await validateTransaction(transfer(common, 0n, 5n).serialize(), ctx)
     const ptx1 = await validateTransaction(transfer(common, 1n, 7n).serialize(), ctx)
     const { block, included, dropped } = await builder.build([ptx0, ptx1], store.head.header.timestamp + 1n)
@@ -111,20 +71,8 @@ describe('BlockBuilder', () => {
   it('drops a transaction that became invalid and keeps building', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ibex-builder-'))
     dirs.push(dir)
-    const { db, store, common, builder } = await openChain(dir)
-    const state = stateAt(db, common, store.head.header.stateRoot)
-    const ctx = {
-      common,
-      chainId: 1337n,
-      blockGasLimit: store.head.header.gasLimit,
-      nextBaseFee: store.head.header.calcNextBaseFee(),
-      priceLimit: 0n,
-      known: () => false,
-      account: async (a: Uint8Array) => {
-        const acc = await state.getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    }
+    const { db, store, common, builder, admission } = await openChain(dir)
+    const ctx = admission()
     const ok = await validateTransaction(transfer(common, 0n, 1n).serialize(), ctx)
     // same nonce again: valid at admission, invalid once the first is executed
     const stale = await validateTransaction(transfer(common, 0n, 2n).serialize(), ctx)

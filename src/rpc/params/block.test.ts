@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { RpcError } from '../errors.js'
 import { hexToBytes } from '../hex.js'
-import type { ParamDecoder } from '../types.js'
 import { BLOCK_TAG, BlockNumber, BlockTag, LATEST } from './block.js'
 import { optional } from './decoder.js'
+import { failure } from './testing.js'
 
-function failure(decoder: ParamDecoder<unknown>, raw: unknown): string {
-  try {
-    decoder.decode(raw)
-  } catch (err) {
-    if (err instanceof RpcError) return `${err.code} ${err.shortMessage}`
-    throw err
-  }
-  throw new Error(`decoded without error: ${JSON.stringify(raw)}`)
-}
 
 const P = -32602
 const hash = `0x${'1f'.repeat(32)}`

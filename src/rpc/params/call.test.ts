@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { RpcError, ServerError } from '../errors.js'
+import { ServerError } from '../errors.js'
 import { hexToBytes } from '../hex.js'
-import type { ParamDecoder } from '../types.js'
 import { CallObject, DATA_INPUT_CONFLICT, rejectDataInputConflict } from './call.js'
+import { failure } from './testing.js'
 
-function failure(decoder: ParamDecoder<unknown>, raw: unknown): string {
-  try {
-    decoder.decode(raw)
-  } catch (err) {
-    if (err instanceof RpcError) return `${err.code} ${err.shortMessage}`
-    throw err
-  }
-  throw new Error(`decoded without error: ${JSON.stringify(raw)}`)
-}
 
 const P = -32602
 const from = '0x52908400098527886E0F7030069857D2E4169EE7'

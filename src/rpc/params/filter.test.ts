@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { RpcError } from '../errors.js'
 import { hexToBytes } from '../hex.js'
-import type { ParamDecoder } from '../types.js'
 import { BLOCK_TAG } from './block.js'
 import { FilterOptions, MAX_FILTER_ADDRESSES } from './filter.js'
+import { failure } from './testing.js'
 
-function failure(decoder: ParamDecoder<unknown>, raw: unknown): string {
-  try {
-    decoder.decode(raw)
-  } catch (err) {
-    if (err instanceof RpcError) return `${err.code} ${err.shortMessage}`
-    throw err
-  }
-  throw new Error(`decoded without error: ${JSON.stringify(raw)}`)
-}
 
 const P = -32602
 const addr = '0x52908400098527886E0F7030069857D2E4169EE7'

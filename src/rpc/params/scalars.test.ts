@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RpcError } from '../errors.js'
 import { hexToBytes } from '../hex.js'
-import type { ParamDecoder } from '../types.js'
 import { optional } from './decoder.js'
 import {
   Address,
@@ -17,16 +15,8 @@ import {
   Uint,
   Uint64,
 } from './scalars.js'
+import { failure } from './testing.js'
 
-function failure(decoder: ParamDecoder<unknown>, raw: unknown): string {
-  try {
-    decoder.decode(raw)
-  } catch (err) {
-    if (err instanceof RpcError) return `${err.code} ${err.shortMessage}`
-    throw err
-  }
-  throw new Error(`decoded without error: ${JSON.stringify(raw)}`)
-}
 
 const P = -32602
 

@@ -1,0 +1,65 @@
+/**
+ * A dev chain opened in-process (no RPC, no CLI), for unit tests and benchmarks of block
+ * building: genesis from the dev preset around `validator`, a BlockBuilder sealing with its key,
+ * and an admission context reading the head state.
+ */
+import { join } from 'node:path'
+import { Address, hexToBytes } from '@ethereumjs/util'
+import { createChainCommon, type GenesisJson } from '../chain/common.js'
+import { openDatabase } from '../chain/db.js'
+import { buildGenesis } from '../chain/genesis.js'
+import { ChainStore } from '../chain/store.js'
+import { defaultConfig } from '../config/defaults.js'
+import { buildGenesis as buildPresetGenesis } from '../config/genesis.js'
+import { stateAt, TrieStore } from '../state/index.js'
+import type { AdmissionContext } from '../txpool/validate.js'
+import { BlockBuilder } from './blockBuilder.js'
+
+export interface TestChainOptions {
+  validator: { address: string; privateKey: string }
+  /** fsync block commits (default false: tests do not crash the process). */
+  syncWrites?: boolean
+}
+
+export async function openTestChain(dir: string, opts: TestChainOptions) {
+  const config = { ...defaultConfig('dev'), datadir: dir }
+  const genesis = buildPresetGenesis(config, [opts.validator.address]) as unknown as GenesisJson
+  const common = createChainCommon(genesis)
+  const db = await openDatabase(join(dir, 'chaindata'))
+  const store = new ChainStore(db, common)
+  const trie = new TrieStore(db)
+  if (!store.initialized) {
+    const g = await buildGenesis(genesis, common, trie)
+    await store.commitBlock(
+      { hash: g.hash, headerRaw: g.headerRaw, transactionBytes: [], receipts: [], totalDifficulty: 1n, withdrawals: [] },
+      trie,
+      true,
+    )
+  }
+  const builder = await BlockBuilder.create({
+    store,
+    common,
+    trie,
+    privateKey: hexToBytes(opts.validator.privateKey as `0x${string}`),
+    coinbase: hexToBytes(opts.validator.address as `0x${string}`),
+    baseFeeRecipient: undefined,
+    syncWrites: opts.syncWrites ?? false,
+  })
+  /** Admission checks against the current head's state (no pool: nothing is known). */
+  const admission = (): AdmissionContext => {
+    const state = stateAt(db, common, store.head.header.stateRoot)
+    return {
+      common,
+      chainId: common.chainId(),
+      blockGasLimit: store.head.header.gasLimit,
+      nextBaseFee: store.head.header.calcNextBaseFee(),
+      priceLimit: 0n,
+      known: () => false,
+      account: async (a: Uint8Array) => {
+        const acc = await state.getAccount(new Address(a))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    }
+  }
+  return { db, store, common, trie, builder, admission }
+}
