@@ -4,8 +4,13 @@
  *   config ─▶ RocksDB (chain/db) ─▶ ChainStore ─(empty?)─▶ genesis
  *                                      │
  *   validator key ─▶ BlockBuilder ─▶ SingleValidatorSealer ◀── TxPool ◀── eth_sendRawTransaction
+ *   (sole validator)
+ *   [p2p] ─▶ startIbftNetwork (src/consensus/ibftNetwork.ts): libp2p, tx gossip ◀▶ TxPool, block
+ *            sync, and the IBFT engine when this node is one of several validators
  *                                      │
- *                      JSON-RPC server (rpc/server) ─▶ namespaces (eth, net, web3)
+ *                      JSON-RPC server (rpc/server) ─▶ namespaces (eth, net, web3, txpool)
+ *                                      ▲ HTTP and WebSocket (subscriptions)
+ *   sealer onBlock, pool pending ─▶ ChainEvents ─▶ filters and subscriptions (src/filters)
  *
  * `initNode` only creates the datadir and writes genesis; `startNode` also serves and seals.
  */
@@ -14,21 +19,28 @@ import { join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { createChainCommon, type GenesisJson } from './chain/common.js'
+import { createChainCommon, type GenesisJson, hasCancun } from './chain/common.js'
 import { type Database, openDatabase } from './chain/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
+import { backfillLogIndex } from './chain/logIndex.js'
 import { ChainStore } from './chain/store.js'
+import { defaultConfig, FOREIGN_CHAIN_PRICE_LIMIT_WEI } from './config/defaults.js'
 import { loadGenesis } from './config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
 import type { IbexConfig } from './config/types.js'
 import { decodeExtra } from './consensus/ibft/index.js'
+import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
+import { ChainEvents } from './filters/index.js'
 import { BlockBuilder } from './exec/blockBuilder.js'
+import { importBlocks } from './exec/importFile.js'
+import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
 import { createRpcServer, type RunningRpc } from './rpc/index.js'
 import { TrieStore } from './state/index.js'
-import { PendingPool } from './txpool/index.js'
+import { openTxPool } from './txpool/chain.js'
+import { loadKzg } from './util/kzg.js'
 
 const GENESIS_JSON_KEY = 'genesis.json'
 
@@ -60,6 +72,9 @@ async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> 
   // without a key file a testnet/mainnet node runs as a full node (no sealing)
   const hasKey = create || config.validatorKeyFile !== undefined || existsSync(validatorKeyPath(config))
   const validatorKey = hasKey ? loadValidatorKey(config, { create }) : undefined
+  // the KZG setup (point-evaluation precompile, blob transactions) loads while the database opens
+  const kzg = loadKzg()
+  kzg.catch(() => {})
   const db = await openDatabase(chainDir(config))
   try {
     const stored = db.getSync('meta', Buffer.from(GENESIS_JSON_KEY))
@@ -70,6 +85,7 @@ async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> 
       genesis = loadGenesis(config, validatorKey?.address) as unknown as GenesisJson
     }
     const common = createChainCommon(genesis)
+    if (hasCancun(genesis)) await kzg
     const store = new ChainStore(db, common)
     const trie = new TrieStore(db)
     const engine = engineOf(genesis)
@@ -84,6 +100,8 @@ async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> 
       )
       log.info(`initialised chain ${common.chainId()} with genesis ${bytesToHex(hash)}`)
     }
+    // the node serves (and validates pool transactions) under the head's fork rules
+    common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     return { db, store, common, genesis, engine, trie, validatorKey }
   } catch (err) {
     await db.close()
@@ -105,10 +123,18 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const log = createLogger(config.logLevel)
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
-  const pool = new PendingPool()
+  const rules = poolRules(config, chain.engine)
+  const pool = openTxPool(rules, { store, db, common, log })
+  const events = new ChainEvents(store, log)
+  pool.onNewTx((tx) => events.emitPendingTx(tx))
   let sealer: SingleValidatorSealer | undefined
+  let network: RunningNetwork | undefined
   let rpc: RunningRpc | undefined
+  let exec: ExecPool | undefined
   try {
+    await backfillLogIndex(store, log)
+    const { loaded, kept } = await pool.start()
+    if (loaded > 0) log.info(`txpool journal: ${kept} of ${loaded} transactions kept`)
     const validators = chain.engine === 'ibft' ? decodeExtra(store.head.header.extraData).validators : []
     const isValidator =
       validatorKey !== undefined && validators.some((v) => bytesToHex(v) === validatorKey.address.toLowerCase())
@@ -128,21 +154,46 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         builder,
         pool,
         blockTimeMs: config.blockTimeMs,
-        onBlock: (block, included) =>
-          log.info(`sealed block ${block.header.number} ${bytesToHex(block.hash)} txs=${included.length}`),
+        onBlock: (block, included) => {
+          log.info(`sealed block ${block.header.number} ${bytesToHex(block.hash)} txs=${included.length}`)
+          events.emitBlock(block)
+          network?.announce(block)
+        },
         onError: (err) => log.error(`block production failed: ${err instanceof Error ? err.stack : String(err)}`),
       })
-    } else if (isValidator) {
-      log.warn(`${validators.length} validators: multi-validator IBFT is not available yet; not producing blocks`)
     }
-    rpc = await createRpcServer({ config, db, store, common, pool, engine: chain.engine, sealer, log })
+    // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)
+    if (chain.engine === 'ibft' && config.p2p !== undefined) {
+      // loaded only here: libp2p costs start-up time a node without p2p (the dev chain) need not pay
+      const { startIbftNetwork } = await import('./consensus/ibftNetwork.js')
+      network = await startIbftNetwork({
+        config,
+        store,
+        common,
+        trie,
+        genesis: chain.genesis,
+        pool,
+        emitBlock: (block) => events.emitBlock(block),
+        validatorKey: isValidator && validators.length > 1 ? validatorKey : undefined,
+        log,
+      })
+    } else if (isValidator && validators.length > 1) {
+      log.warn(`${validators.length} validators: IBFT needs p2p (--p2p.port / [p2p]); not producing blocks`)
+    }
+    exec = openExecPool(config, chain, log)
+    rpc = await createRpcServer({ config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network })
     sealer?.start()
+    exec.start()
   } catch (err) {
     await rpc?.stop()
+    await network?.stop().catch(() => undefined)
+    await pool.stop().catch(() => undefined)
+    await exec?.close()
     await db.close()
     throw err
   }
   const running = rpc
+  const workers = exec
   let stopping: Promise<void> | undefined
   return {
     url: running.url,
@@ -152,12 +203,44 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     stop() {
       stopping ??= (async () => {
         await running.stop()
+        await network?.stop()
         await sealer?.stop()
+        await pool.stop()
+        // every worker reads the database: they must be gone before it closes
+        await workers?.close()
         await db.close()
       })()
       return stopping
     },
   }
+}
+
+/** The worker pool for eth_call / eth_estimateGas / debug_trace*, reading this node's database. */
+function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): ExecPool {
+  const c = config.exec
+  const exec = new ExecPool({
+    db: chain.db,
+    store: chain.store,
+    common: chain.common,
+    genesis: chain.genesis,
+    workers: c.workers,
+    callQueue: c.callQueue,
+    traceWorkers: c.traceWorkers,
+    traceQueue: c.traceQueue,
+    workerHeapMb: c.workerHeapMb,
+    cacheBytes: c.cacheMb * 1024 * 1024,
+  })
+  log.info(exec.offloaded ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers` : 'execution pool off: calls and traces run on the main thread')
+  return exec
+}
+
+/**
+ * A chain without our consensus engine (imported from a geth genesis) keeps geth's pool price
+ * limit unless one was set: our networks' default is about our genesis base fee, not theirs.
+ */
+function poolRules(config: IbexConfig, engine: Engine): IbexConfig {
+  if (engine === 'ibft' || config.txpool.priceLimit !== defaultConfig(config.network).txpool.priceLimit) return config
+  return { ...config, txpool: { ...config.txpool, priceLimit: FOREIGN_CHAIN_PRICE_LIMIT_WEI } }
 }
 
 /**
@@ -193,7 +276,30 @@ export async function exportChain(
   }
 }
 
-/** `ibex import`: executing foreign chains block by block is the conformance issue's work. */
-export async function importChain(_config: IbexConfig, _file: string): Promise<never> {
-  throw new Error('ibex import is not available in this version (block import with full execution is tracked in the conformance issue)')
+/**
+ * `ibex import`: executes and commits every block of FILE.rlp (the `geth export` format) on top
+ * of the head, under each block's own fork rules (src/exec/importer.ts); blocks already in the
+ * chain are skipped. Stops at the first block that does not verify.
+ */
+export async function importChain(
+  config: IbexConfig,
+  file: string,
+): Promise<{ blocks: number; headNumber: bigint; headHash: string }> {
+  const log = createLogger(config.logLevel)
+  const chain = await openChain(config, log)
+  try {
+    const recipient = chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined
+    const blocks = await importBlocks(file, {
+      store: chain.store,
+      common: chain.common,
+      trie: chain.trie,
+      engine: chain.engine,
+      baseFeeRecipient: recipient ? hexToBytes(recipient as `0x${string}`) : undefined,
+      log,
+    })
+    const head = chain.store.head
+    return { blocks, headNumber: head.header.number, headHash: bytesToHex(head.hash) }
+  } finally {
+    await chain.db.close()
+  }
 }

@@ -27,6 +27,8 @@ export const COLUMNS = [
   'code',
   /** UTF-8 name → value: head, genesis, chain config */
   'meta',
+  /** log index: kind ‖ address/topic ‖ block number → empty (src/chain/logIndex.ts) */
+  'logindex',
 ] as const
 
 export type ColumnName = (typeof COLUMNS)[number]

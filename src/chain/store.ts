@@ -17,6 +17,7 @@ import { createTxFromBlockBodyData } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
 import type { TrieStore } from '../state/trieStore.js'
 import type { Database } from './db.js'
+import { writeLogIndex } from './logIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
 
 /** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
@@ -173,6 +174,7 @@ export class ChainStore {
     block.transactions.forEach((tx, i) => {
       batch.put('txlookup', tx.hash(), RLP.encode([numberBytes, b.hash, bigIntToUnpaddedBytes(BigInt(i))]))
     })
+    writeLogIndex(batch, number, b.receipts)
     if (number === 0n) batch.put('meta', GENESIS_KEY, b.hash)
     batch.put('meta', HEAD_KEY, b.hash)
     await batch.write(sync)

@@ -204,6 +204,10 @@ describe('genesis', () => {
     ).toBe(0)
     expect(readdirSync(out).sort()).toEqual([
       'genesis.json',
+      'node1',
+      'node2',
+      'node3',
+      'node4',
       'validator-0.key',
       'validator-1.key',
       'validator-2.key',

@@ -2,6 +2,7 @@
  * Defaults of the node configuration, each beside its reason. `defaultConfig(network)` is the
  * starting point that the TOML file and then the flags override (src/config/load.ts).
  */
+import { availableParallelism } from 'node:os'
 import type { IbexConfig, LogLevel, NetworkName, RpcNamespace } from './types.js'
 
 /** DEFAULT_NETWORK is what `ibex start` runs without --network: the production chain, as geth does; the dev chain is asked for explicitly (`npm start` passes --network dev). */
@@ -29,6 +30,45 @@ export const RPC_GAS_CAP = 50_000_000n
 /** RPC_EVM_TIMEOUT_MS (5 s) is geth's eth_call timeout and the spec's tracer default. */
 export const RPC_EVM_TIMEOUT_MS = 5000
 
+/** FILTER_TIMEOUT_MS (5 min) is geth's filter deadline: an idle polling filter is removed after it. */
+export const FILTER_TIMEOUT_MS = 5 * 60_000
+/** MAX_LOG_BLOCK_RANGE (100,000) is reth's default: a wide eth_getLogs is refused before it scans (geth: --rpc.rangelimit). */
+export const MAX_LOG_BLOCK_RANGE = 100_000
+/** MAX_LOG_RESULTS (20,000) is reth's default: bounds the memory and size of one eth_getLogs answer. */
+export const MAX_LOG_RESULTS = 20_000
+/** WS_MAX_BUFFERED_BYTES (16 MiB): a WebSocket reader this far behind is disconnected instead of buffered without limit. */
+export const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+
+/** TXPOOL_PRICE_BUMP_PERCENT (10) is geth's: a replacement pays at least 10% more in fee cap and tip. */
+export const TXPOOL_PRICE_BUMP_PERCENT = 10
+/** TXPOOL_ACCOUNT_QUEUE (64) is geth's: one sender cannot fill the queue with future nonces. */
+export const TXPOOL_ACCOUNT_QUEUE = 64
+/** TXPOOL_GLOBAL_SLOTS (5120) is geth's (4096 + 1024): several full blocks of executable transactions. */
+export const TXPOOL_GLOBAL_SLOTS = 4096 + 1024
+/** TXPOOL_GLOBAL_QUEUE (1024) is geth's: future transactions are cheap to send, so they get the smaller share. */
+export const TXPOOL_GLOBAL_QUEUE = 1024
+/** TXPOOL_LIFETIME_MS (3 h) is geth's: a queued transaction whose gap never fills does not stay for ever. */
+export const TXPOOL_LIFETIME_MS = 3 * 3600_000
+/** TXPOOL_JOURNAL is geth's file name, in the datadir: accepted transactions survive a restart. */
+export const TXPOOL_JOURNAL = 'transactions.rlp'
+/** TXPOOL_REJOURNAL_MS (1 h) is geth's: the journal is compacted to the pool's content this often. */
+export const TXPOOL_REJOURNAL_MS = 3600_000
+
+/** EXEC_WORKERS_DEFAULT: one call worker per core, leaving one core to the main thread (HTTP, IBFT), at least one. */
+export const EXEC_WORKERS_DEFAULT = Math.max(1, availableParallelism() - 1)
+/** EXEC_CALL_QUEUE (256): a second of eth_call backlog at a few hundred calls/s; beyond it clients are told to retry. */
+export const EXEC_CALL_QUEUE = 256
+/** EXEC_TRACE_WORKERS (1): traces run beside calls, never instead of them; one at a time bounds their memory. */
+export const EXEC_TRACE_WORKERS = 1
+/** EXEC_TRACE_QUEUE (16): traces take seconds each, so a short queue already means a long wait. */
+export const EXEC_TRACE_QUEUE = 16
+/** EXEC_TRACE_MAX_BYTES (256 MiB): a 30M-gas loop traced with memory is gigabytes; the answer is bounded well under V8's string limit. */
+export const EXEC_TRACE_MAX_BYTES = 256 * 1024 * 1024
+/** EXEC_WORKER_HEAP_MB (1 GiB): a runaway request kills its worker, not the node (trace text lives off-heap). */
+export const EXEC_WORKER_HEAP_MB = 1024
+/** EXEC_CACHE_MB (64 MiB): the hot part of the state trie per worker; nodes are immutable so it is never invalidated. */
+export const EXEC_CACHE_MB = 64
+
 /** DEV_BLOCK_TIME_MS = 0: the dev chain seals as soon as transactions arrive (instant receipts for tests). */
 export const DEV_BLOCK_TIME_MS = 0
 /** NETWORK_BLOCK_TIME_MS (2 s): public networks make a block every 2 s, empty or not, so time advances predictably. */
@@ -40,6 +80,8 @@ export const GWEI = 1_000_000_000n
 export const DEV_PRICE_LIMIT_WEI = 0n
 /** NETWORK_PRICE_LIMIT_WEI (1 gwei) equals the genesis base fee: below it a transaction only spams the pool. eth_gasPrice answers it. */
 export const NETWORK_PRICE_LIMIT_WEI = GWEI
+/** FOREIGN_CHAIN_PRICE_LIMIT_WEI (1 wei, geth's txpool.pricelimit): a chain imported from a geth genesis keeps geth's pool rule when no limit is set. */
+export const FOREIGN_CHAIN_PRICE_LIMIT_WEI = 1n
 
 /** DEFAULT_TOKEN_SYMBOL is a placeholder: the spec leaves the symbol open (<TOKEN_SYMBOL>). */
 export const DEFAULT_TOKEN_SYMBOL = 'IBX'
@@ -47,6 +89,11 @@ export const DEFAULT_TOKEN_SYMBOL = 'IBX'
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info'
 /** DEFAULT_P2P_PORT is used when p2p is switched on (--p2p.port / --bootnodes / [p2p]) without a port. */
 export const DEFAULT_P2P_PORT = 30303
+
+/** IBFT_ROUND_TIMEOUT_BASE_MS (10 s): a round waits base·2^round + block time; 10 s rides out a slow proposer or a congested link without needless round changes. */
+export const IBFT_ROUND_TIMEOUT_BASE_MS = 10_000
+/** IBFT_MIN_ROUND_TIMEOUT_MS (100 ms): below it a round ends before a proposal can cross the network and execute. */
+export const IBFT_MIN_ROUND_TIMEOUT_MS = 100
 
 /** DEV_ACCOUNT_COUNT accounts of the test mnemonic are funded on the dev chain. */
 export const DEV_ACCOUNT_COUNT = 10
@@ -78,11 +125,34 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       maxBatchItems: MAX_BATCH_ITEMS,
       gasCap: RPC_GAS_CAP,
       evmTimeoutMs: RPC_EVM_TIMEOUT_MS,
-      ws: false,
+      ws: true,
+      filterTimeoutMs: FILTER_TIMEOUT_MS,
+      maxLogBlockRange: MAX_LOG_BLOCK_RANGE,
+      maxLogResults: MAX_LOG_RESULTS,
+      wsMaxBufferedBytes: WS_MAX_BUFFERED_BYTES,
     },
     chain: { tokenSymbol: DEFAULT_TOKEN_SYMBOL, explorerUrl: '', rpcUrls: [] },
-    txpool: { priceLimit: dev ? DEV_PRICE_LIMIT_WEI : NETWORK_PRICE_LIMIT_WEI },
+    txpool: {
+      priceLimit: dev ? DEV_PRICE_LIMIT_WEI : NETWORK_PRICE_LIMIT_WEI,
+      priceBump: TXPOOL_PRICE_BUMP_PERCENT,
+      accountQueue: TXPOOL_ACCOUNT_QUEUE,
+      globalSlots: TXPOOL_GLOBAL_SLOTS,
+      globalQueue: TXPOOL_GLOBAL_QUEUE,
+      lifetimeMs: TXPOOL_LIFETIME_MS,
+      journal: TXPOOL_JOURNAL,
+      rejournalMs: TXPOOL_REJOURNAL_MS,
+    },
     p2p: undefined,
+    ibft: { roundTimeoutBaseMs: IBFT_ROUND_TIMEOUT_BASE_MS },
+    exec: {
+      workers: EXEC_WORKERS_DEFAULT,
+      callQueue: EXEC_CALL_QUEUE,
+      traceWorkers: EXEC_TRACE_WORKERS,
+      traceQueue: EXEC_TRACE_QUEUE,
+      traceMaxBytes: EXEC_TRACE_MAX_BYTES,
+      workerHeapMb: EXEC_WORKER_HEAP_MB,
+      cacheMb: EXEC_CACHE_MB,
+    },
   }
 }
 

@@ -13,7 +13,7 @@
  *               (vanity ‖ [validators, empty proposer seal, no committed seals,
  *                          no parent committed seals, empty round])
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -206,8 +206,9 @@ export function buildGenesis(
   options: BuildGenesisOptions = {},
 ): GethGenesis {
   const chainId = options.chainId ?? NETWORK_CHAIN_IDS[config.network]
+  const dao = options.alloc === undefined && config.network === 'dev' ? daoGenesis('dev') : undefined
   return {
-    config: chainForkConfig(chainId, config.blockTimeMs),
+    config: { ...chainForkConfig(chainId, config.blockTimeMs), ...(dao && { baseFeeRecipient: dao.baseFeeRecipient }) },
     nonce: '0x0',
     timestamp: `0x${(options.timestamp ?? 0).toString(16)}`,
     extraData: encodeIbftExtraData(validatorAddresses),
@@ -219,7 +220,7 @@ export function buildGenesis(
     number: '0x0',
     gasUsed: '0x0',
     parentHash: ZERO_HASH,
-    alloc: options.alloc ?? (config.network === 'dev' ? devAlloc() : {}),
+    alloc: options.alloc ?? (dao ? { ...devAlloc(), ...dao.alloc } : {}),
   }
 }
 
@@ -252,7 +253,38 @@ export function presetGenesisPath(network: 'testnet' | 'mainnet'): string {
 }
 
 export function loadPresetGenesis(network: 'testnet' | 'mainnet'): GethGenesis {
-  return readGenesisFile(presetGenesisPath(network))
+  const genesis = readGenesisFile(presetGenesisPath(network))
+  const dao = daoGenesis(network)
+  genesis.alloc = { ...genesis.alloc, ...dao.alloc }
+  genesis.config.baseFeeRecipient = dao.baseFeeRecipient
+  return genesis
+}
+
+/** The Validator DAO of a preset, as `npm run contracts` writes it (contracts/genesis/<network>.json). */
+export interface DaoGenesis {
+  /** Contract name → fixed address (the same on every preset; contracts/README.md). */
+  addresses: Record<string, string>
+  /** The RevenuePool: receives the base fee of every block (DESIGN "Chain rules"). */
+  baseFeeRecipient: string
+  /** The DAO contracts' code and storage (plus, on dev, the funded applicant accounts 10-19). */
+  alloc: Record<string, GethGenesisAccount>
+}
+
+const daoGenesisCache = new Map<NetworkName, DaoGenesis>()
+
+/**
+ * daoGenesis: the predeployed Validator DAO of `network`. Every preset carries it in `alloc`
+ * (dev through buildGenesis, testnet/mainnet through loadPresetGenesis) with the RevenuePool as
+ * `config.baseFeeRecipient`.
+ */
+export function daoGenesis(network: NetworkName): DaoGenesis {
+  let dao = daoGenesisCache.get(network)
+  if (dao === undefined) {
+    const path = join(packageRoot(), 'contracts', 'genesis', `${network}.json`)
+    dao = JSON.parse(readFileSync(path, 'utf8')) as DaoGenesis
+    daoGenesisCache.set(network, dao)
+  }
+  return dao
 }
 
 /**

@@ -124,8 +124,53 @@ describe('flags', () => {
     })
   })
 
+  it('reads the pool, filter, log-query and WebSocket limits', () => {
+    const { config } = load(
+      'start',
+      '--rpc.filter-timeout',
+      '3s',
+      '--rpc.rangelimit',
+      '10',
+      '--rpc.max-logs-per-response=5',
+      '--ws.max-buffer',
+      '1024',
+      '--txpool.pricebump',
+      '20',
+      '--txpool.accountqueue',
+      '3',
+      '--txpool.globalslots',
+      '7',
+      '--txpool.globalqueue',
+      '2',
+      '--txpool.lifetime',
+      '90s',
+      '--txpool.journal=',
+      '--txpool.rejournal',
+      '5s',
+    )
+    expect(config.jsonrpc).toMatchObject({
+      filterTimeoutMs: 3000,
+      maxLogBlockRange: 10,
+      maxLogResults: 5,
+      wsMaxBufferedBytes: 1024,
+    })
+    expect(config.txpool).toMatchObject({
+      priceBump: 20,
+      accountQueue: 3,
+      globalSlots: 7,
+      globalQueue: 2,
+      lifetimeMs: 90_000,
+      journal: '',
+      rejournalMs: 5000,
+    })
+    expect(load('start').config.jsonrpc.filterTimeoutMs).toBe(300_000)
+    expect(errorOf(['start', '--rpc.filter-timeout', '0'])).toBe(
+      'invalid --rpc.filter-timeout "0": expected a duration such as 0, 2, 1.5, 2s or 500ms (at least 1ms)',
+    )
+  })
+
   it('stores flags meaningful later: --ws, --p2p.port, --bootnodes', () => {
-    expect(load('start').config.jsonrpc.ws).toBe(false)
+    expect(load('start').config.jsonrpc.ws).toBe(true)
     expect(load('start', '--ws').config.jsonrpc.ws).toBe(true)
     expect(load('start', '--ws=false', '--datadir', 'd').config.jsonrpc.ws).toBe(false)
     expect(load('start', '--p2p.port', '4000').config.p2p).toEqual({ port: 4000, bootnodes: [] })
@@ -277,6 +322,10 @@ max_batch_items = 50
 gas_cap = 25_000_000
 evm_timeout = "750ms"
 ws = true
+filter_timeout = "3s"
+max_log_block_range = 5000
+max_log_results = 100
+ws_max_buffered_bytes = 65536
 
 [chain]
 token_symbol = "TIBX"
@@ -285,10 +334,28 @@ rpc_urls = ["https://rpc.example.org", "wss://ws.example.org"]
 
 [txpool]
 price_limit = "3gwei"
+price_bump = 25
+account_queue = 8
+global_slots = 100
+global_queue = 20
+lifetime = "60s"
+journal = ""
+rejournal = "10s"
 
 [p2p]
 port = 4001
 bootnodes = ["/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy"]
+
+[ibft]
+round_timeout = "2s"
+[exec]
+workers = 3
+call_queue = 10
+trace_workers = 2
+trace_queue = 4
+trace_max_bytes = 1048576
+worker_heap_mb = 512
+cache_mb = 8
 `
 
   it('reads every key; paths resolve against the file', () => {
@@ -312,14 +379,29 @@ bootnodes = ["/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy"]
         gasCap: 25_000_000n,
         evmTimeoutMs: 750,
         ws: true,
+        filterTimeoutMs: 3000,
+        maxLogBlockRange: 5000,
+        maxLogResults: 100,
+        wsMaxBufferedBytes: 65536,
       },
       chain: {
         tokenSymbol: 'TIBX',
         explorerUrl: 'https://scan.example.org',
         rpcUrls: ['https://rpc.example.org', 'wss://ws.example.org'],
       },
-      txpool: { priceLimit: 3n * GWEI },
+      txpool: {
+        priceLimit: 3n * GWEI,
+        priceBump: 25,
+        accountQueue: 8,
+        globalSlots: 100,
+        globalQueue: 20,
+        lifetimeMs: 60_000,
+        journal: '',
+        rejournalMs: 10_000,
+      },
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'] },
+      ibft: { roundTimeoutBaseMs: 2000 },
+      exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8 },
     })
   })
 
@@ -359,13 +441,13 @@ bootnodes = ["/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy"]
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes)',
     ],
     [
       'netwrk = "dev"\n',
-      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, [jsonrpc], [chain], [txpool], [p2p])',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec])',
     ],
-    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p])'],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec])'],
     ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
     ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
     ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],

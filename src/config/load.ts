@@ -26,6 +26,7 @@ import {
   type SettingDef,
   tomlKeyName,
 } from './settings.js'
+import type { Prefund } from './settings-network.js'
 import type { IbexConfig, NetworkName } from './types.js'
 import { describeValue } from './values.js'
 
@@ -51,6 +52,14 @@ export interface CommandExtra {
   out?: string
   /** genesis: chain id overriding the network preset's. */
   chainId?: number
+  /** genesis: full nodes laid out after the validators. */
+  fullNodes?: number
+  /** genesis: JSON-RPC port of node 1 (node i: +i-1). */
+  httpBasePort?: number
+  /** genesis: p2p port of node 1 (node i: +i-1). */
+  p2pBasePort?: number
+  /** genesis: accounts funded in the genesis. */
+  prefund?: Prefund[]
 }
 
 export interface LoadedConfig {
@@ -185,7 +194,8 @@ function scanArgs(command: Command, args: string[]): { flags: RawFlag[]; positio
       raw = next
       i++
     }
-    if (flags.some((f) => f.name === name)) throw new ConfigError(`flag --${name} given more than once`)
+    if (flags.some((f) => f.name === name) && COMMAND_FLAG_DEFS.get(name)?.repeatable !== true)
+      throw new ConfigError(`flag --${name} given more than once`)
     flags.push({ name, raw })
   }
   return { flags, positionals }
@@ -313,6 +323,10 @@ function setCommandFlag(extra: CommandExtra, name: string, value: unknown): void
   else if (name === 'addresses') extra.addresses = value as string[]
   else if (name === 'out') extra.out = value as string
   else if (name === 'chain-id') extra.chainId = value as number
+  else if (name === 'full-nodes') extra.fullNodes = value as number
+  else if (name === 'http-base-port') extra.httpBasePort = value as number
+  else if (name === 'p2p-base-port') extra.p2pBasePort = value as number
+  else if (name === 'prefund') extra.prefund = [...(extra.prefund ?? []), value as Prefund]
 }
 
 function parseBlockNumber(raw: string, what: string): bigint {
@@ -347,5 +361,8 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
       throw new ConfigError('ibex genesis needs exactly one of --validators N or --addresses LIST')
     }
     if (extra.out === undefined) throw new ConfigError('ibex genesis needs --out DIR')
+    if (extra.addresses !== undefined && (extra.fullNodes ?? 0) > 0) {
+      throw new ConfigError('ibex genesis --full-nodes needs --validators N (node directories are written with their keys)')
+    }
   }
 }

@@ -16,6 +16,9 @@ import {
   RPC_GAS_CAP,
 } from './defaults.js'
 import { ValueProblem } from './errors.js'
+import { JSONRPC_LIMIT_SETTINGS, TXPOOL_SETTINGS } from './settings-limits.js'
+import { EXEC_SETTINGS } from './settings-exec.js'
+import { GENESIS_NETWORK_FLAGS, IBFT_SETTINGS } from './settings-network.js'
 import type { IbexConfig, P2pConfig } from './types.js'
 import {
   LOG_LEVELS,
@@ -222,8 +225,8 @@ export const SETTINGS: readonly SettingDef[] = [
   setting({
     flag: 'ws',
     toml: ['jsonrpc', 'ws'],
-    defaultText: 'false',
-    help: 'also accept WebSocket connections on the JSON-RPC port (--ws or --ws=false)',
+    defaultText: 'true',
+    help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)',
     parse: parseBoolean,
     apply: (c, v) => {
       c.jsonrpc.ws = v
@@ -273,6 +276,7 @@ export const SETTINGS: readonly SettingDef[] = [
       c.jsonrpc.evmTimeoutMs = v
     },
   }),
+  ...JSONRPC_LIMIT_SETTINGS,
   setting({
     toml: ['chain', 'token_symbol'],
     defaultText: DEFAULT_TOKEN_SYMBOL,
@@ -311,6 +315,7 @@ export const SETTINGS: readonly SettingDef[] = [
       c.txpool.priceLimit = v
     },
   }),
+  ...TXPOOL_SETTINGS,
   setting({
     flag: 'p2p.port',
     toml: ['p2p', 'port'],
@@ -333,6 +338,8 @@ export const SETTINGS: readonly SettingDef[] = [
       p2pOf(c).bootnodes = v
     },
   }),
+  ...IBFT_SETTINGS,
+  ...EXEC_SETTINGS,
 ]
 
 /** A flag that belongs to one command and lands in `extra`, not in IbexConfig. */
@@ -342,6 +349,8 @@ export interface CommandFlagDef {
   metavar: string
   help: string
   parse(raw: unknown): unknown
+  /** May be given more than once (each value is collected). */
+  repeatable?: boolean
 }
 
 export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
@@ -379,6 +388,7 @@ export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
     help: "chain id of the new genesis (default: the --network preset's)",
     parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
   },
+  ...GENESIS_NETWORK_FLAGS,
 ]
 
 /** tomlKeyName renders a TOML location for messages and tables: `[jsonrpc] port` or `datadir`. */

@@ -31,8 +31,16 @@ export interface JsonRpcConfig {
   gasCap: bigint
   /** eth_call / eth_estimateGas wall-clock timeout, ms. */
   evmTimeoutMs: number
-  /** Also accept WebSocket upgrades on the same port (`--ws`); parsed now, served later. */
+  /** Accept WebSocket upgrades on the same port (`--ws`, on by default; `--ws=false` refuses them). */
   ws?: boolean
+  /** A polling filter not polled with eth_getFilterChanges for this long is removed, ms. */
+  filterTimeoutMs: number
+  /** Largest `toBlock - fromBlock` of eth_getLogs / eth_getFilterLogs; 0 = no limit. */
+  maxLogBlockRange: number
+  /** Most logs in one eth_getLogs / eth_getFilterLogs answer; 0 = no limit. */
+  maxLogResults: number
+  /** A WebSocket client with more than this many bytes still unsent is disconnected. */
+  wsMaxBufferedBytes: number
 }
 
 export interface ChainConfig {
@@ -47,9 +55,23 @@ export interface ChainConfig {
 export interface TxPoolConfig {
   /** Minimum gas price (legacy) / max fee (1559) accepted, wei. Also what eth_gasPrice answers when > 0. */
   priceLimit: bigint
+  /** A replacement must raise both fee cap and tip by at least this many percent. */
+  priceBump: number
+  /** Most queued (future-nonce) transactions per sender. */
+  accountQueue: number
+  /** Executable transactions the pool is sized for; with globalQueue, the whole pool's capacity. */
+  globalSlots: number
+  /** Most queued transactions over all senders. */
+  globalQueue: number
+  /** Queued transactions of a sender idle this long are dropped, ms. */
+  lifetimeMs: number
+  /** Journal file of accepted transactions, relative to the datadir; "" = no journal. */
+  journal: string
+  /** How often the journal is rewritten to the pool's content, ms. */
+  rejournalMs: number
 }
 
-/** Peer-to-peer settings (libp2p); parsed now, used once p2p exists. */
+/** Peer-to-peer settings (libp2p: src/p2p). */
 export interface P2pConfig {
   /** TCP listening port. */
   port: number
@@ -74,4 +96,32 @@ export interface IbexConfig {
   txpool: TxPoolConfig
   /** Undefined = no p2p (a single node); set by --p2p.port, --bootnodes or the [p2p] section. */
   p2p?: P2pConfig
+  /** Multi-validator IBFT (src/consensus/ibft). */
+  ibft: IbftConfig
+  /** The execution pool: worker threads for calls and traces (src/exec/pool). */
+  exec: ExecConfig
+}
+
+/** Execution pool settings ([exec]). */
+export interface ExecConfig {
+  /** Worker threads for eth_call / eth_estimateGas; 0 = run on the main thread. */
+  workers: number
+  /** Calls that may wait for a worker; more are refused. */
+  callQueue: number
+  /** Worker threads for debug_trace* (concurrent traces). */
+  traceWorkers: number
+  /** Traces that may wait for a worker; more are refused. */
+  traceQueue: number
+  /** Largest trace answer, bytes. */
+  traceMaxBytes: number
+  /** JS heap limit of each worker, MiB; 0 = Node's default. */
+  workerHeapMb: number
+  /** Per-worker trie-node cache, MiB. */
+  cacheMb: number
+}
+
+/** Multi-validator IBFT settings. */
+export interface IbftConfig {
+  /** Round r times out after roundTimeoutBaseMs · 2^r + block time, ms. */
+  roundTimeoutBaseMs: number
 }

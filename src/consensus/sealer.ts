@@ -77,20 +77,7 @@ export class SingleValidatorSealer {
   #candidates(): PoolTx[] {
     const head = this.#o.store.head
     const baseFee = head.header.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n
-    return this.#o.pool.candidates(baseFee, (sender) => this.#stateNonce(sender))
-  }
-
-  /** Nonce cache for candidate selection, filled from the pool's view of the state. */
-  readonly #nonces = new Map<string, bigint>()
-
-  #stateNonce(sender: string): bigint {
-    return this.#nonces.get(sender) ?? 0n
-  }
-
-  /** Tells the sealer a sender's nonce at the head (the node calls this on admission). */
-  noteNonce(sender: string, nonce: bigint): void {
-    const known = this.#nonces.get(sender)
-    if (known === undefined || nonce > known) this.#nonces.set(sender, nonce)
+    return this.#o.pool.candidates(baseFee)
   }
 
   async #run(): Promise<void> {
@@ -114,13 +101,9 @@ export class SingleValidatorSealer {
     const timestamp = now > parentTs ? now : parentTs + 1n
     try {
       const { block, included, dropped } = await builder.build(candidates, timestamp)
-      for (const ptx of included) {
-        pool.remove(ptx.hashHex)
-        this.noteNonce(ptx.senderHex, ptx.nonce + 1n)
-        pool.pruneSender(ptx.senderHex, ptx.nonce + 1n)
-      }
-      for (const { ptx } of dropped) pool.remove(ptx.hashHex)
       this.#o.onBlock(block, included)
+      // the pool re-reads its senders at the new head before the next build starts
+      await pool.onBlock(dropped.map((d) => d.ptx))
     } catch (err) {
       this.#o.onError(err)
     }

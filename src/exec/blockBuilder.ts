@@ -9,23 +9,26 @@
  *
  * The builder keeps one state manager across blocks (its caches stay warm); after a failed
  * build it is rebuilt from the head's state root and the pending trie writes are discarded.
+ * `propose` (multi-validator IBFT) runs the same assembly (src/exec/blockExec.ts) on a fresh state
+ * overlay and returns the block proposer-sealed and uncommitted: it is committed once decided.
  */
-import { createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { Address, createAccount } from '@ethereumjs/util'
-import { runTx, type VM } from '@ethereumjs/vm'
-import { BLOOM_BYTES, logsBloom, orBloom } from '../chain/bloom.js'
-import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../chain/receipt.js'
+import type { VM } from '@ethereumjs/vm'
+import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
-import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../chain/trieRoot.js'
-import { decodeExtra, encodeExtra, IBFT_MIX_HASH, ibftBlockHash, sealHeader } from '../consensus/ibft/index.js'
-import { createStateManager, type TrieStore } from '../state/index.js'
+import {
+  attachSeals,
+  decodeExtra,
+  encodeExtra,
+  ibftBlockHash,
+  sealHeader,
+  signProposerSeal,
+} from '../consensus/ibft/index.js'
+import { createStateManager, TrieStore } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
-import { effectiveGasPrice } from '../txpool/validate.js'
-import { applyPreBlockSystemCalls } from './systemCalls.js'
-import { createChainVM, envBlock } from './vm.js'
+import { executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
+import { createChainVM } from './vm.js'
 
 export interface BuilderOptions {
   store: ChainStore
@@ -41,14 +44,34 @@ export interface BuilderOptions {
   syncWrites: boolean
 }
 
+/**
+ * A block executed on top of the head but not committed: its pending state writes sit in `trie`
+ * until ChainStore.commitBlock flushes them. `headerRaw` carries the proposer seal (and, once
+ * decided, the committed seals); `hash` is the IBFT hash, the same either way.
+ */
+export interface ExecutedBlock {
+  hash: Uint8Array
+  number: bigint
+  parentHash: Uint8Array
+  headerRaw: Uint8Array[]
+  transactionBytes: Uint8Array[]
+  withdrawals: Uint8Array[][] | undefined
+  receipts: StoredReceipt[]
+  trie: TrieStore
+}
+
+/** What BlockBuilder.propose returns: the executed block and what happened to the candidates. */
+export interface ProposedBlock extends ExecutedBlock {
+  included: PoolTx[]
+  dropped: { ptx: PoolTx; reason: string }[]
+}
+
 export interface BuildResult {
   block: ChainBlock
   included: PoolTx[]
   /** Transactions found invalid while building (to be removed from the pool). */
   dropped: { ptx: PoolTx; reason: string }[]
 }
-
-const ZERO_HASH = new Uint8Array(32)
 
 export class BlockBuilder {
   readonly #opts: BuilderOptions
@@ -85,8 +108,28 @@ export class BlockBuilder {
   async #build(candidates: PoolTx[], timestamp: bigint): Promise<BuildResult> {
     const { store, common } = this.#opts
     const parent = store.head
-    const number = parent.header.number + 1n
-    const baseFee = common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined
+    const { header, transactionBytes, executed } = await this.#assemble(this.#vm, this.#sm, candidates, timestamp)
+    const sealedRaw = sealHeader(header.raw(), this.#opts.privateKey, 0n)
+    const hash = ibftBlockHash(sealedRaw)
+    const block = await store.commitBlock(
+      {
+        hash,
+        headerRaw: sealedRaw,
+        transactionBytes,
+        withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+        receipts: executed.receipts,
+        totalDifficulty: parent.totalDifficulty + 1n,
+      },
+      this.#opts.trie,
+      this.#opts.syncWrites,
+    )
+    return { block, included: executed.included, dropped: executed.dropped }
+  }
+
+  /** Header fields, body execution and roots of the next block on `vm`/`sm` (src/exec/blockExec.ts). */
+  async #assemble(vm: VM, sm: MerkleStateManager, candidates: PoolTx[], timestamp: bigint) {
+    const { store, common } = this.#opts
+    const parent = store.head
     const parentExtra = decodeExtra(parent.header.extraData)
     const extraData = encodeExtra({
       vanity: parentExtra.vanity,
@@ -96,111 +139,42 @@ export class BlockBuilder {
       parentCommittedSeals: parentExtra.committedSeals,
       round: 0n,
     })
-    const fields = {
-      parentHash: parent.hash,
-      uncleHash: EMPTY_UNCLES_HASH,
-      coinbase: new Address(this.#opts.coinbase),
-      number,
-      gasLimit: parent.header.gasLimit,
-      timestamp,
-      extraData,
-      mixHash: IBFT_MIX_HASH,
-      difficulty: 1n,
-      nonce: new Uint8Array(8),
-      ...(baseFee !== undefined ? { baseFeePerGas: baseFee } : {}),
-      ...(common.isActivatedEIP(4844) ? { blobGasUsed: 0n, excessBlobGas: 0n } : {}),
-      ...(common.isActivatedEIP(4788) ? { parentBeaconBlockRoot: ZERO_HASH } : {}),
-    }
-    const headerOpts = { common, skipConsensusFormatValidation: true, setHardfork: false }
-    const env = envBlock(createBlockHeader(fields, headerOpts))
-
-    const sm = this.#sm
-    await applyPreBlockSystemCalls(sm, common, number, timestamp, parent.hash, fields.parentBeaconBlockRoot)
-
-    const included: PoolTx[] = []
-    const dropped: BuildResult['dropped'] = []
-    const receipts: StoredReceipt[] = []
-    const bloom = new Uint8Array(BLOOM_BYTES)
-    const blocked = new Set<string>()
-    let gasUsed = 0n
-    for (const ptx of candidates) {
-      if (blocked.has(ptx.senderHex)) continue
-      if (ptx.tx.gasLimit > fields.gasLimit - gasUsed) {
-        blocked.add(ptx.senderHex) // a later nonce of this sender cannot go before it
-        continue
-      }
-      let result: Awaited<ReturnType<typeof runTx>>
-      try {
-        result = await runTx(this.#vm, {
-          tx: ptx.tx,
-          block: env,
-          skipHardForkValidation: true,
-          blockGasUsed: gasUsed,
-        })
-      } catch (err) {
-        blocked.add(ptx.senderHex)
-        dropped.push({ ptx, reason: err instanceof Error ? err.message.split('\n')[0] as string : String(err) })
-        continue
-      }
-      gasUsed += result.totalGasSpent
-      const logs = (result.execResult.logs ?? []) as LogTuple[]
-      const receipt: StoredReceipt = {
-        type: ptx.tx.type,
-        status: result.execResult.exceptionError === undefined ? 1 : 0,
-        root: undefined,
-        cumulativeGasUsed: gasUsed,
-        gasUsed: result.totalGasSpent,
-        logs,
-        from: ptx.sender,
-        contractAddress: result.createdAddress?.bytes,
-        effectiveGasPrice: baseFee === undefined ? txGasPrice(ptx.tx) : effectiveGasPrice(ptx.tx, baseFee),
-        blobGasUsed: 0n,
-        blobGasPrice: 0n,
-      }
-      receipts.push(receipt)
-      orBloom(bloom, logsBloom(logs))
-      included.push(ptx)
-    }
-
-    if (this.#opts.baseFeeRecipient !== undefined && baseFee !== undefined && gasUsed > 0n) {
-      const recipient = new Address(this.#opts.baseFeeRecipient)
-      const account = (await sm.getAccount(recipient)) ?? createAccount({})
-      account.balance += baseFee * gasUsed
-      await sm.putAccount(recipient, account)
-    }
-
-    const stateRoot = await sm.getStateRoot()
-    const receiptItems = receipts.map((r) => encodeConsensusReceipt(r, logsBloom(r.logs)))
-    const transactionBytes = included.map((p) => p.tx.serialize())
-    const header = createBlockHeader(
-      {
-        ...fields,
-        stateRoot,
-        transactionsTrie: await orderedTrieRoot(transactionBytes),
-        receiptTrie: await orderedTrieRoot(receiptItems),
-        logsBloom: bloom,
-        gasUsed,
-      },
-      headerOpts,
-    )
-    const sealedRaw = sealHeader(header.raw(), this.#opts.privateKey, 0n)
-    const hash = ibftBlockHash(sealedRaw)
-    const block = await store.commitBlock(
-      {
-        hash,
-        headerRaw: sealedRaw,
-        transactionBytes,
-        withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
-        receipts,
-        totalDifficulty: parent.totalDifficulty + 1n,
-      },
-      this.#opts.trie,
-      this.#opts.syncWrites,
-    )
-    return { block, included, dropped }
+    const choice = { coinbase: this.#opts.coinbase, timestamp, extraData, gasLimit: parent.header.gasLimit }
+    const fields = nextHeaderFields(parent, common, choice)
+    const executed = await executeTransactions(vm, sm, common, fields, candidates, {
+      strict: false,
+      baseFeeRecipient: this.#opts.baseFeeRecipient,
+    })
+    const { header, transactionBytes } = await finishHeader(sm, common, fields, executed)
+    return { header, transactionBytes, executed }
   }
-}
 
-function txGasPrice(tx: TypedTransaction): bigint {
-  return (tx as { gasPrice?: bigint }).gasPrice ?? 0n
+  /**
+   * propose builds the next block for a multi-validator IBFT round without committing it: on a
+   * fresh state overlay (the proposal may never be decided), signed with the proposer seal only.
+   * The caller commits it with `ChainStore.commitBlock(…, proposal.trie, …)` once decided.
+   */
+  async propose(candidates: PoolTx[], timestamp: bigint): Promise<ProposedBlock> {
+    const { store, common } = this.#opts
+    const parent = store.head
+    const trie = new TrieStore(store.db)
+    const sm = createStateManager(trie, common, parent.header.stateRoot)
+    const vm = await createChainVM(store, common, sm)
+    const { header, transactionBytes, executed } = await this.#assemble(vm, sm, candidates, timestamp)
+    const raw = header.raw()
+    const hash = ibftBlockHash(raw)
+    const headerRaw = attachSeals(raw, { proposerSeal: signProposerSeal(hash, this.#opts.privateKey), committedSeals: [], round: 0n })
+    return {
+      hash,
+      number: parent.header.number + 1n,
+      parentHash: parent.hash,
+      headerRaw,
+      transactionBytes,
+      withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+      receipts: executed.receipts,
+      trie,
+      included: executed.included,
+      dropped: executed.dropped,
+    }
+  }
 }

@@ -42,6 +42,8 @@ export interface CallOutcome {
   /** undefined on success; the geth error message otherwise. */
   error: string | undefined
   reverted: boolean
+  /** Addresses and slots the execution touched (only when asked for). */
+  accessList?: { address: string; storageKeys: string[] }[]
 }
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20))
@@ -51,18 +53,18 @@ const CALL_STIPEND = 2300n
 const ESTIMATE_ERROR_RATIO = 0.015
 const TX_GAS = 21_000n
 
-interface Env {
+export interface Env {
   db: Database
   store: ChainStore
   common: Common
   block: ChainBlock
 }
 
-function hasFees(req: CallRequest): boolean {
+export function hasFees(req: CallRequest): boolean {
   return (req.gasPrice ?? 0n) > 0n || (req.maxFeePerGas ?? 0n) > 0n || (req.maxPriorityFeePerGas ?? 0n) > 0n
 }
 
-function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Common): TypedTransaction {
+export function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Common): TypedTransaction {
   const base = {
     to: req.to,
     data: req.data,
@@ -90,8 +92,15 @@ function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Common): 
 }
 
 /** One execution of `req` with `gas` on the block's state. */
-async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOutcome> {
-  const { common, block } = env
+export async function attempt(
+  env: Env,
+  req: CallRequest,
+  gas: bigint,
+  opts: { reportAccessList?: boolean } = {},
+): Promise<CallOutcome> {
+  const { block } = env
+  // the rules of the block the call runs in (an imported chain changes forks along the way)
+  const common = block.header.common.copy()
   const sm = stateAt(env.db, common, block.header.stateRoot)
   const vm = await createChainVM(env.store, common, sm)
   const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
@@ -115,6 +124,7 @@ async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOut
       skipBalance: true,
       skipBlockGasLimitValidation: true,
       skipHardForkValidation: true,
+      reportAccessList: opts.reportAccessList === true,
     })
     const err = result.execResult.exceptionError
     return {
@@ -122,6 +132,7 @@ async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOut
       gasUsed: result.totalGasSpent,
       error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
       reverted: err?.error === 'revert',
+      accessList: result.accessList,
     }
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e)
@@ -132,7 +143,7 @@ async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOut
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ExecutionError(`execution aborted (timeout = ${ms / 1000}s)`)), ms)
@@ -140,14 +151,24 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
 }
 
-function callGas(req: CallRequest, limits: CallLimits): bigint {
-  const gas = req.gas ?? limits.gasCap
-  return limits.gasCap > 0n && gas > limits.gasCap ? limits.gasCap : gas
+/** EIP-7825 (Osaka): no transaction may have more gas than this. */
+export const MAX_TX_GAS = 1n << 24n
+
+/** The most gas a message may carry in `block` (the Osaka per-transaction cap, else none). */
+export function txGasCap(block: ChainBlock): bigint | undefined {
+  return block.header.common.isActivatedEIP(7825) ? MAX_TX_GAS : undefined
+}
+
+export function callGas(req: CallRequest, limits: CallLimits, block: ChainBlock): bigint {
+  let gas = req.gas ?? limits.gasCap
+  if (limits.gasCap > 0n && gas > limits.gasCap) gas = limits.gasCap
+  const cap = txGasCap(block)
+  return cap !== undefined && gas > cap ? cap : gas
 }
 
 /** eth_call: return data, or ExecutionRevertedError / ExecutionError. */
 export async function call(env: Env, req: CallRequest, limits: CallLimits): Promise<Uint8Array> {
-  const outcome = await withTimeout(attempt(env, req, callGas(req, limits)), limits.timeoutMs)
+  const outcome = await withTimeout(attempt(env, req, callGas(req, limits, env.block)), limits.timeoutMs)
   if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
   if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
   return outcome.returnValue
@@ -161,6 +182,8 @@ export async function estimateGas(env: Env, req: CallRequest, limits: CallLimits
 async function estimate(env: Env, req: CallRequest, limits: CallLimits): Promise<bigint> {
   let hi = req.gas !== undefined && req.gas >= TX_GAS ? req.gas : env.block.header.gasLimit
   if (limits.gasCap > 0n && hi > limits.gasCap) hi = limits.gasCap
+  const txCap = txGasCap(env.block)
+  if (txCap !== undefined && hi > txCap) hi = txCap
   const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
   if (feeCap > 0n) {
     const sm = stateAt(env.db, env.common, env.block.header.stateRoot)

@@ -9,7 +9,7 @@ import { createVM, type VM } from '@ethereumjs/vm'
 import type { ChainStore } from '../chain/store.js'
 
 /** The slice of a blockchain the EVM needs: block hashes for BLOCKHASH. */
-function blockHashSource(store: ChainStore) {
+export function blockHashSource(store: ChainStore) {
   const source = {
     async getBlock(n: number) {
       const hash = store.getHashByNumber(BigInt(n))

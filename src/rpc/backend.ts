@@ -4,17 +4,18 @@
  */
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { Address } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
 import type { Engine } from '../chain/hash.js'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { IbexConfig } from '../config/types.js'
+import { type ChainEvents, FilterSystem } from '../filters/index.js'
 import type { SingleValidatorSealer } from '../consensus/sealer.js'
+import { ExecPool } from '../exec/pool/index.js'
 import type { Logger } from '../log.js'
+import type { NetworkInfo } from '../p2p/network.js'
 import { stateAt } from '../state/index.js'
 import type { TxPool } from '../txpool/index.js'
-import { validateTransaction } from '../txpool/validate.js'
 import { ServerError } from './errors.js'
 import type { BlockRef } from './params/index.js'
 
@@ -27,6 +28,12 @@ export interface BackendDeps {
   engine: Engine
   sealer: SingleValidatorSealer | undefined
   log: Logger
+  /** New blocks and pending transactions, for filters and subscriptions. */
+  events: ChainEvents
+  /** EVM work (eth_call, eth_estimateGas, debug_trace*); default: run in process. */
+  exec?: ExecPool
+  /** Peers and sync state (net_peerCount, net_listening, eth_syncing); undefined without p2p. */
+  network?: NetworkInfo
 }
 
 export class Backend {
@@ -38,7 +45,14 @@ export class Backend {
   readonly engine: Engine
   readonly chainId: bigint
   readonly log: Logger
+  readonly events: ChainEvents
+  /** Polling filters (eth_newFilter…) and the log-query limits. */
+  readonly filters: FilterSystem
   readonly #sealer: SingleValidatorSealer | undefined
+  /** The execution pool: calls and traces on worker threads (src/exec/pool). */
+  readonly exec: ExecPool
+  /** Peers and sync state; undefined when p2p is off. */
+  readonly network: NetworkInfo | undefined
 
   constructor(deps: BackendDeps) {
     this.config = deps.config
@@ -50,6 +64,16 @@ export class Backend {
     this.log = deps.log
     this.chainId = deps.common.chainId()
     this.#sealer = deps.sealer
+    this.events = deps.events
+    this.network = deps.network
+    this.exec = deps.exec ?? ExecPool.inProcess(deps.db, deps.store, deps.common)
+    const rpc = deps.config.jsonrpc
+    this.filters = new FilterSystem({
+      store: deps.store,
+      events: deps.events,
+      timeoutMs: rpc.filterTimeoutMs,
+      limits: { maxBlockRange: rpc.maxLogBlockRange, maxResults: rpc.maxLogResults },
+    })
   }
 
   /** The block a reference names, or undefined (block-returning methods answer null). */
@@ -94,30 +118,8 @@ export class Backend {
     return receipts.map((r: StoredReceipt) => r.from)
   }
 
-  /** eth_sendRawTransaction: admission checks, then into the pool. */
+  /** eth_sendRawTransaction: admission checks and pool rules (src/txpool), then the pool. */
   async submitTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    const head = this.store.head
-    const state = this.stateAt(head)
-    const nextBaseFee = this.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n
-    const ptx = await validateTransaction(raw, {
-      common: this.common,
-      chainId: this.chainId,
-      blockGasLimit: head.header.gasLimit,
-      nextBaseFee,
-      priceLimit: this.config.txpool.priceLimit,
-      known: (hashHex) => this.pool.has(hashHex) || this.store.getTxLocation(hexBytes(hashHex)) !== undefined,
-      account: async (sender) => {
-        const account = await state.getAccount(new Address(sender))
-        const nonce = account?.nonce ?? 0n
-        this.#sealer?.noteNonce(`0x${Buffer.from(sender).toString('hex')}`, nonce)
-        return { nonce, balance: account?.balance ?? 0n }
-      },
-    })
-    this.pool.add(ptx)
-    return ptx.hash
+    return (await this.pool.submit(raw)).hash
   }
-}
-
-function hexBytes(hex: string): Uint8Array {
-  return Buffer.from(hex.slice(2), 'hex')
 }

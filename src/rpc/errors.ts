@@ -8,6 +8,9 @@
  * RpcError is a bug: it answers `-32603` with a fixed message and never leaks a stack.
  */
 import { ExecutionError, ExecutionRevertedError } from '../exec/errors.js'
+import { ExecPoolError } from '../exec/pool/errors.js'
+import { SimulationError } from '../exec/simulate/errors.js'
+import { FilterError } from '../filters/errors.js'
 import { TxPoolError } from '../txpool/errors.js'
 import { toData } from './hex.js'
 
@@ -160,6 +163,10 @@ export function toJsonRpcError(err: unknown): JsonRpcErrorObject {
     return { code: ERROR_CODE.server, message: err.message, data: undefined }
   }
   if (err instanceof ExecutionRevertedError) return toJsonRpcError(newRevertError(err.data))
+  if (err instanceof SimulationError) return { code: err.code, message: err.message, data: undefined }
+  if (err instanceof FilterError) return { code: err.code, message: err.message, data: undefined }
+  // the execution pool: -32005 queue full / trace too large, -32603 crashed worker
+  if (err instanceof ExecPoolError) return { code: err.code, message: err.message, data: undefined }
   return { code: ERROR_CODE.internal, message: INTERNAL_ERROR_MESSAGE, data: undefined }
 }
 

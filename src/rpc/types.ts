@@ -28,3 +28,15 @@ export interface Namespace<Ctx = unknown> {
   name: RpcNamespace
   methods: MethodTable<Ctx>
 }
+
+/**
+ * A result a handler hands over already serialized (geth's json.RawMessage): the dispatcher
+ * splices `text` into the response as is. For large results built off the main thread (traces),
+ * so they are neither parsed nor re-serialized here. `text` must be valid JSON in Go's encoding.
+ */
+export class RawJson {
+  readonly text: string
+  constructor(text: string) {
+    this.text = text
+  }
+}

@@ -38,4 +38,19 @@ export const txErrors = {
   createSetCode: () => new TxPoolError('EIP-7702 transaction cannot be used to create contract'),
   decode: (detail: string) => new TxPoolError(detail),
   poolFull: () => new TxPoolError('txpool is full'),
+  /** The pool is full and the transaction pays no more than the cheapest one it would evict. */
+  underpricedFull: () => new TxPoolError('transaction underpriced'),
+  replaceUnderpriced: () => new TxPoolError('replacement transaction underpriced'),
+  futureReplacePending: () => new TxPoolError('future transaction tries to replace pending'),
+  accountLimit: (pooled: number) => new TxPoolError(`account limit exceeded: pooled ${pooled} txs`),
+  /** The sender's pending transactions plus this one cost more than the balance. */
+  queuedCost: (balance: bigint, spent: bigint, cost: bigint) =>
+    new TxPoolError(
+      `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx cost ${cost}, overshot ${spent + cost - balance}`,
+    ),
+  /** A pending replacement raises the sender's pending cost above the balance. */
+  bumpedCost: (balance: bigint, spent: bigint, bump: bigint) =>
+    new TxPoolError(
+      `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx bumped ${bump}, overshot ${spent + bump - balance}`,
+    ),
 }

@@ -1,146 +1,95 @@
 /**
- * The transaction pool (first cut: pending transactions only; queued/future subpools,
- * replacement and persistence come with the pool/filters issue).
+ * The transaction pool: transactions accepted over eth_sendRawTransaction wait here until a
+ * block includes them. Per sender they are kept by nonce; the run of consecutive nonces that
+ * starts at the sender's state nonce is *pending* (executable now), everything after a gap is
+ * *queued* (future). A transaction's life:
  *
- *   eth_sendRawTransaction ──validate (src/txpool/validate.ts)──▶ pending[sender][nonce]
- *        │ rejected: -32000 with geth's message                 │
- *        ▼                                                      │ block builder drains
- *      (gone)                                                   ▼ nonce order per sender,
- *                                                   included ──▶ removed on commit
- *                                          invalid at build ──▶ removed (dropped)
+ *                 eth_sendRawTransaction (or the journal at start)
+ *                                 │
+ *           validate.ts: decode, signature, fees, gas, price limit, nonce too low, funds
+ *                                 │ rejected ─▶ -32000 with geth's message (errors.ts)
+ *                                 ▼
+ *           pool.ts: already known? same (sender, nonce)? ──yes──▶ fee cap and tip both ≥ old + price_bump %
+ *                                 │ no                              │ no: replacement transaction underpriced
+ *                                 │                                 └ yes: takes the old one's place (same state)
+ *               queued cost over balance? account_queue full? pool full (evict the cheapest tail)?
+ *                                 │
+ *                 ┌───────────────┴───────────────┐
+ *                 ▼ nonce = next executable       ▼ nonce gap
+ *            ┌─────────┐  the gap fills: promote  ┌────────┐  idle for `lifetime` ──▶ dropped
+ *            │ PENDING │◀─────────────────────────│ QUEUED │  cheapest tail, pool full ─▶ evicted
+ *            │         │─────────────────────────▶│        │
+ *            └────┬────┘  an earlier nonce left   └────────┘
+ *                 │       the pool: demote
+ *   block builder takes PENDING runs: by tip across senders, by nonce within a sender
+ *                 │
+ *   new block ──▶ onBlock: re-read each sender's nonce and balance at the new head
+ *                 ├─ nonce below the state nonce (mined, or replaced on chain) ─▶ removed
+ *                 ├─ costs more than the balance, or over the block gas limit  ─▶ removed
+ *                 └─ invalid while building (builder's `dropped`)              ─▶ removed
  *
- * Invariants: one transaction per (sender, nonce); a transaction whose nonce is below the
- * sender's state nonce after a block is removed; the builder never sees a nonce gap (it
- * stops at the first missing nonce of a sender).
+ * Invariants: one transaction per (sender, nonce); a pending run never has a hole (eviction
+ * takes an account's highest nonce, so it never breaks another sender's pending order); a
+ * queued transaction never evicts a pending one; listeners hear of a transaction once it
+ * becomes pending (new, promoted, or a pending replacement) — what newPendingTransactions and
+ * the sealer react to. Accepted transactions are appended to a journal in the datadir
+ * (journal.ts) and re-validated from it at start, so a restart keeps the pool.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 
-/** Most transactions the pool holds; new ones are refused beyond it. */
-export const TXPOOL_MAX_TRANSACTIONS = 10_000
+export type { PoolChain, TxPoolLimits } from './pool.js'
+export { TransactionPool } from './pool.js'
 
+/** An admitted transaction with what the pool and the builder need, decoded once. */
 export interface PoolTx {
   tx: TypedTransaction
   hash: Uint8Array
   hashHex: string
   sender: Uint8Array
+  /** Lowercase 0x sender. */
   senderHex: string
   nonce: bigint
+  /** Max fee per gas (legacy: gas price). */
+  feeCap: bigint
+  /** Max priority fee per gas (legacy: gas price). */
+  tipCap: bigint
+  /** gas × fee cap + value: what the sender must be able to pay. */
+  cost: bigint
   /** Effective tip at a given base fee. */
   tipAt(baseFee: bigint): bigint
 }
 
 export type NewTxListener = (tx: PoolTx) => void
 
-/** What the RPC layer and the block builder need from a pool. */
+/** Counts of txpool_status. */
+export interface PoolStats {
+  pending: number
+  queued: number
+}
+
+/** Per sender, transactions by increasing nonce. */
+export interface PoolContent {
+  pending: Map<string, PoolTx[]>
+  queued: Map<string, PoolTx[]>
+}
+
+/** What the RPC layer and the block producer need from a pool. */
 export interface TxPool {
+  /** Pending plus queued. */
   readonly size: number
   has(hashHex: string): boolean
   get(hashHex: string): PoolTx | undefined
-  add(tx: PoolTx): void
-  /** Highest pooled nonce + 1 of `senderHex` continuing from `stateNonce`, else `stateNonce`. */
+  /** Validates a raw transaction and admits it; throws TxPoolError with geth's message. */
+  submit(raw: Uint8Array): Promise<PoolTx>
+  /** First nonce after the pending run of `senderHex` continuing from `stateNonce`. */
   nextNonce(senderHex: string, stateNonce: bigint): bigint
-  /** Executable transactions, ordered for a block: by tip across senders, by nonce within. */
-  candidates(baseFee: bigint, stateNonce: (senderHex: string) => bigint): PoolTx[]
-  remove(hashHex: string): void
-  /** Drops every transaction of `senderHex` with a nonce below `stateNonce`. */
-  pruneSender(senderHex: string, stateNonce: bigint): void
+  /** Pending transactions in block order: by tip across senders, by nonce within one. */
+  candidates(baseFee: bigint): PoolTx[]
+  /** After a block: drops `dropped`, re-reads the senders at the new head, promotes, demotes. */
+  onBlock(dropped: readonly PoolTx[]): Promise<void>
+  /** Told of every transaction that becomes pending. */
   onNewTx(listener: NewTxListener): void
-  all(): PoolTx[]
-}
-
-export class PendingPool implements TxPool {
-  readonly #byHash = new Map<string, PoolTx>()
-  readonly #bySender = new Map<string, Map<bigint, PoolTx>>()
-  readonly #listeners: NewTxListener[] = []
-
-  get size(): number {
-    return this.#byHash.size
-  }
-
-  has(hashHex: string): boolean {
-    return this.#byHash.has(hashHex)
-  }
-
-  get(hashHex: string): PoolTx | undefined {
-    return this.#byHash.get(hashHex)
-  }
-
-  add(ptx: PoolTx): void {
-    let queue = this.#bySender.get(ptx.senderHex)
-    if (queue === undefined) {
-      queue = new Map()
-      this.#bySender.set(ptx.senderHex, queue)
-    }
-    const previous = queue.get(ptx.nonce)
-    if (previous !== undefined) this.#byHash.delete(previous.hashHex)
-    queue.set(ptx.nonce, ptx)
-    this.#byHash.set(ptx.hashHex, ptx)
-    for (const l of this.#listeners) l(ptx)
-  }
-
-  nextNonce(senderHex: string, stateNonce: bigint): bigint {
-    const queue = this.#bySender.get(senderHex)
-    let n = stateNonce
-    if (queue === undefined) return n
-    while (queue.has(n)) n++
-    return n
-  }
-
-  candidates(baseFee: bigint, stateNonce: (senderHex: string) => bigint): PoolTx[] {
-    // per sender: the executable run of nonces starting at the state nonce
-    const runs: PoolTx[][] = []
-    for (const [sender, queue] of this.#bySender) {
-      const run: PoolTx[] = []
-      let n = stateNonce(sender)
-      for (let tx = queue.get(n); tx !== undefined; tx = queue.get(++n)) run.push(tx)
-      if (run.length > 0) runs.push(run.reverse())
-    }
-    // merge: repeatedly take the best-paying head among senders
-    const out: PoolTx[] = []
-    while (runs.length > 0) {
-      let best = 0
-      let bestTip = (runs[0] as PoolTx[]).at(-1)?.tipAt(baseFee) ?? 0n
-      for (let i = 1; i < runs.length; i++) {
-        const tip = (runs[i] as PoolTx[]).at(-1)?.tipAt(baseFee) ?? 0n
-        if (tip > bestTip) {
-          best = i
-          bestTip = tip
-        }
-      }
-      const run = runs[best] as PoolTx[]
-      out.push(run.pop() as PoolTx)
-      if (run.length === 0) runs.splice(best, 1)
-    }
-    return out
-  }
-
-  remove(hashHex: string): void {
-    const ptx = this.#byHash.get(hashHex)
-    if (ptx === undefined) return
-    this.#byHash.delete(hashHex)
-    const queue = this.#bySender.get(ptx.senderHex)
-    if (queue === undefined) return
-    if (queue.get(ptx.nonce) === ptx) queue.delete(ptx.nonce)
-    if (queue.size === 0) this.#bySender.delete(ptx.senderHex)
-  }
-
-  pruneSender(senderHex: string, stateNonce: bigint): void {
-    const queue = this.#bySender.get(senderHex)
-    if (queue === undefined) return
-    for (const [nonce, ptx] of queue) {
-      if (nonce < stateNonce) {
-        queue.delete(nonce)
-        this.#byHash.delete(ptx.hashHex)
-      }
-    }
-    if (queue.size === 0) this.#bySender.delete(senderHex)
-  }
-
-  onNewTx(listener: NewTxListener): void {
-    this.#listeners.push(listener)
-  }
-
-  all(): PoolTx[] {
-    return [...this.#byHash.values()]
-  }
+  stats(): PoolStats
+  content(): PoolContent
+  contentFrom(senderHex: string): { pending: PoolTx[]; queued: PoolTx[] }
 }

@@ -135,6 +135,19 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
   const cost = tx.gasLimit * feeCap + tx.value
   if (account.balance < cost) throw txErrors.insufficientFunds(account.balance, cost)
 
+  return toPoolTx(tx, hash, hashHex, sender, senderHex, feeCap, tipCap, cost)
+}
+
+function toPoolTx(
+  tx: TypedTransaction,
+  hash: Uint8Array,
+  hashHex: string,
+  sender: Uint8Array,
+  senderHex: string,
+  feeCap: bigint,
+  tipCap: bigint,
+  cost: bigint,
+): PoolTx {
   return {
     tx,
     hash,
@@ -142,6 +155,9 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
     sender,
     senderHex,
     nonce: tx.nonce,
+    feeCap,
+    tipCap,
+    cost,
     tipAt: (baseFee: bigint) => effectiveTip(tx, baseFee),
   }
 }

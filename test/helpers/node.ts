@@ -45,6 +45,8 @@ export interface StartNodeOptions {
   readyTimeoutMs?: number
   /** Script to run instead of bin/ibex.js (default: $IBEX_E2E_BIN, else bin/ibex.js). */
   bin?: string
+  /** `--network` preset; default `dev`. `false` passes none (a datadir initialised from a genesis file). */
+  network?: string | false
 }
 
 export interface ExitStatus {
@@ -239,8 +241,7 @@ export async function startNode(opts: StartNodeOptions = {}): Promise<IbexNode> 
   const command = [
     opts.bin ?? process.env.IBEX_E2E_BIN ?? IBEX_BIN,
     'start',
-    '--network',
-    'dev',
+    ...(opts.network === false ? [] : ['--network', opts.network ?? 'dev']),
     '--datadir',
     datadir,
     '--http.port',

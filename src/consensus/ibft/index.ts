@@ -1,6 +1,47 @@
 /**
- * consensus/ibft — Istanbul BFT: extraData codec, block hash, seals, proposer rotation, quorum.
- * (The multi-validator state machine and its messages build on these.)
+ * consensus/ibft — Istanbul BFT: the IBFT 2.0 state machine (engine.ts) with its messages
+ * (messages.ts) and certificates (certificates.ts), over the extraData codec, block hash, seals,
+ * proposer rotation and quorum.
+ *
+ * One height, as one validator runs it (n validators, quorum q = floor(2n/3)+1, f = floor((n-1)/3)):
+ *
+ *                       start(h): round 0, timer = base·2^0 + block time
+ *                                      │
+ *          ┌───────────────────────────▼─────────────────────────────┐
+ *          │ NEW ROUND r                                             │◀──────────────────────────┐
+ *          │  proposer(r), r = 0: at parent time + block time build  │                           │
+ *          │    a block, send PREPREPARE                             │                           │
+ *          │  proposer(r), r > 0: on q ROUND_CHANGE(r) send          │                           │
+ *          │    PREPREPARE(block of the highest PC in them, else a   │                           │
+ *          │    new block, + those ROUND_CHANGEs as the RCC)         │                           │
+ *          └───────────────────────────┬─────────────────────────────┘                           │
+ *            PREPREPARE(h, r) from proposer(r), RCC valid (r > 0), block executes and verifies   │
+ *            (first one only: an equivocating proposer's second block is never prepared here)   │
+ *                                      │ send PREPARE(h, r, B)                                   │
+ *          ┌───────────────────────────▼─────────────────────────────┐                           │
+ *          │ PREPARE: waiting for q PREPARE(h, r, B)                 │── timeout of round r ──▶  │
+ *          └───────────────────────────┬─────────────────────────────┘   r := r+1, send          │
+ *            q PREPAREs: PC := (PREPREPARE, PREPAREs), latest prepared   ROUND_CHANGE(h, r, PC), │
+ *                                      │ send COMMIT(h, r, B, seal)      timer base·2^r + block ─┤
+ *          ┌───────────────────────────▼─────────────────────────────┐   time; re-sent while     │
+ *          │ COMMIT: waiting for q COMMIT(h, r', B) (any round r')   │   waiting                 │
+ *          └───────────────────────────┬─────────────────────────────┘                           │
+ *            q valid committed seals    │      f+1 ROUND_CHANGEs for rounds > r: move to the     │
+ *                                      │      lowest of the f+1 highest, send ROUND_CHANGE ─────┘
+ *          ┌───────────────────────────▼─────────────────────────────┐
+ *          │ FINAL: block + seals + round r' inserted; start(h+1)    │
+ *          └─────────────────────────────────────────────────────────┘
+ *   From any state: a block of height ≥ h inserted by sync or gossip ─▶ start(head+1) (the sequence
+ *   of h is cancelled). Messages for heights h+1…h+16 wait in a bounded buffer; older heights and
+ *   rounds are dropped. Our own messages are handled like received ones (they count toward quorums).
+ *
+ * What must hold (for n ≥ 3f+1 with at most f faulty):
+ * - Agreement: two different blocks are never both decided at one height — two quorums share an
+ *   honest validator, which prepares one block per round and, after preparing, only ever sees its
+ *   block re-proposed (certificates.ts).
+ * - Every decided block carries ≥ q committed seals over (hash, round) of distinct validators.
+ * - Messages are signed by their sender; a message from outside the height's validator set, or with
+ *   a certificate that does not prove what it claims, changes nothing.
  *
  * A header's extraData goes through three states; the block hash is fixed in the first and
  * never changes, because it covers neither the seals nor the round:
@@ -77,3 +118,38 @@ export {
   verifyCommittedSeals,
   verifySeals,
 } from './seal.js'
+export type { EngineOptions, EngineState, EngineTimers, Finalized, IbftBackend } from './backend.js'
+export {
+  checkPreparedCertificate,
+  checkRoundChange,
+  checkRoundChangeCertificate,
+  HeightContext,
+  highestPrepared,
+} from './certificates.js'
+export {
+  IBFT_MAX_FUTURE_HEIGHTS,
+  IBFT_MAX_FUTURE_MESSAGES,
+  IBFT_MAX_ROUNDS_KEPT,
+  IBFT_ROUND_CHANGE_RESEND_MS,
+  IbftEngine,
+} from './engine.js'
+export { IbftMessageError, type IbftMessageErrorReason } from './errors.js'
+export {
+  type Commit,
+  decodeMessage,
+  encodeMessage,
+  IBFT_MAX_MESSAGE_BYTES,
+  type IbftMessage,
+  MessageCode,
+  type PreparedCertificate,
+  type Prepare,
+  type PrePrepare,
+  proposalDigest,
+  type RoundChange,
+  type Signer,
+  signCommit,
+  signPrepare,
+  signPrePrepare,
+  signRoundChange,
+} from './messages.js'
+export { recoverDigestSigner, signDigest } from './seal.js'

@@ -203,3 +203,16 @@ function addressSet(addresses: Uint8Array[]): Set<string> {
   for (const a of addresses) set.add(bytesToHex(a))
   return set
 }
+
+/**
+ * signDigest signs a 32-byte digest with the validator key (65 bytes r‖s‖v, v = 0/1): what IBFT
+ * consensus messages carry (src/consensus/ibft/messages.ts signs keccak256 of their body).
+ */
+export function signDigest(digest: Uint8Array, privKey: Uint8Array): Uint8Array {
+  return sign(digest, privKey)
+}
+
+/** recoverDigestSigner returns the address that signed `digest`; throws IbftSealError('bad-message-signature'). */
+export function recoverDigestSigner(digest: Uint8Array, signature: Uint8Array): Uint8Array {
+  return recover(digest, signature, 'bad-message-signature')
+}

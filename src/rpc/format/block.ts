@@ -50,6 +50,8 @@ export interface FormatBlockOptions {
   fullTransactions: boolean
   /** Senders of the block's transactions, in order (from the stored receipts). */
   senders: Uint8Array[]
+  /** Hashes of the transactions when they cannot compute them (unsigned simulated ones). */
+  txHashes?: Uint8Array[]
 }
 
 export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
@@ -65,9 +67,10 @@ export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObj
           blockTimestamp: block.header.timestamp,
           index: i,
           baseFee: block.header.baseFeePerGas,
+          hash: opts.txHashes?.[i],
         }),
       )
-    : block.transactions.map((tx) => toData(tx.hash()))
+    : block.transactions.map((tx, i) => toData(opts.txHashes?.[i] ?? tx.hash()))
   if (block.withdrawals !== undefined) {
     out.withdrawals = block.withdrawals.map((w) => ({
       index: toQuantity(bytesToBig(w[0] as Uint8Array)),

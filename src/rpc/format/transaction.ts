@@ -3,7 +3,7 @@
  * accessList, chainId (legacy: only when EIP-155 protected), authorizationList, v/r/s and
  * yParity (typed only); gasPrice is the effective price once mined, the fee cap while pending.
  */
-import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt } from '@ethereumjs/util'
 import { toData, toQuantity } from '../hex.js'
 import type { RpcObject } from './block.js'
@@ -16,6 +16,8 @@ export interface TxContext {
   blockTimestamp?: bigint
   index?: number
   baseFee?: bigint
+  /** The hash, when the transaction cannot compute it (unsigned, as eth_simulateV1's). */
+  hash?: Uint8Array
 }
 
 type AccessListBytes = [Uint8Array, Uint8Array[]][]
@@ -23,6 +25,12 @@ type AuthorizationBytes = [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8
 
 function formatAccessList(list: AccessListBytes): RpcObject[] {
   return list.map(([address, keys]) => ({ address: toData(address), storageKeys: keys.map((k) => toData(k)) }))
+}
+
+/** geth's isProtectedV: a legacy signature made with EIP-155 (not 27/28, nor unsigned). */
+function isProtectedV(v: bigint | undefined): boolean {
+  if (v === undefined) return false
+  return v !== 27n && v !== 28n && v !== 1n && v !== 0n
 }
 
 export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
@@ -41,6 +49,8 @@ export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObje
     accessList?: AccessListBytes
     authorizationList?: AuthorizationBytes
     chainId?: bigint
+    maxFeePerBlobGas?: bigint
+    blobVersionedHashes?: (Uint8Array | string)[]
   }
   if (tx.type === 0 || tx.type === 1) {
     out.gasPrice = toQuantity(t.gasPrice as bigint)
@@ -55,8 +65,9 @@ export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObje
     out.gasPrice = toQuantity(price)
     out.maxFeePerGas = toQuantity(feeCap)
     out.maxPriorityFeePerGas = toQuantity(tipCap)
+    if (tx.type === 3) out.maxFeePerBlobGas = toQuantity(t.maxFeePerBlobGas ?? 0n)
   }
-  out.hash = toData(tx.hash())
+  out.hash = toData(ctx.hash ?? tx.hash())
   out.input = toData(tx.data)
   out.nonce = toQuantity(tx.nonce)
   out.to = tx.to === undefined ? null : toData(tx.to.bytes)
@@ -66,8 +77,12 @@ export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObje
   if (tx.type !== 0) {
     out.accessList = formatAccessList(t.accessList ?? [])
     out.chainId = toQuantity(t.chainId as bigint)
-  } else if (tx.supports(Capability.EIP155ReplayProtection)) {
+  } else if (isProtectedV(tx.v)) {
     out.chainId = toQuantity(tx.common.chainId())
+  }
+  // ethereumjs keeps the blob hashes as 0x strings
+  if (tx.type === 3) {
+    out.blobVersionedHashes = (t.blobVersionedHashes ?? []).map((h) => (typeof h === 'string' ? h.toLowerCase() : toData(h)))
   }
   if (tx.type === 4) {
     out.authorizationList = (t.authorizationList ?? []).map(([chainId, address, nonce, yParity, r, s]) => ({

@@ -1,4 +1,4 @@
-/** The net namespace: network id, listening, peers (p2p arrives with the IBFT network issue). */
+/** The net namespace: network id, and the p2p listener and peers (src/p2p) when p2p is on. */
 import type { Backend } from '../backend.js'
 import { toQuantity } from '../hex.js'
 import type { Namespace } from '../types.js'
@@ -8,8 +8,8 @@ export const netNamespace: Namespace<Backend> = {
   methods: {
     // the network id is the chain id, as decimal string (geth)
     net_version: { params: [], handler: (b) => b.chainId.toString(10) },
-    // geth answers true unconditionally; the p2p listener itself comes with the IBFT network issue
-    net_listening: { params: [], handler: () => true },
-    net_peerCount: { params: [], handler: () => toQuantity(0) },
+    // without p2p a node is a standalone chain: true, as geth answers when it is not told otherwise
+    net_listening: { params: [], handler: (b) => b.network?.listening() ?? true },
+    net_peerCount: { params: [], handler: (b) => toQuantity(b.network?.peerCount() ?? 0) },
   },
 }

@@ -3,7 +3,7 @@ import { RevertError, ServerError } from '../errors.js'
 import { hexToBytes, toQuantity } from '../hex.js'
 import { Address, BlockTag, Bool, optional, Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
-import { decodeParams, RpcDispatcher } from './dispatch.js'
+import { decodeParams, RpcDispatcher, type RpcSession } from './dispatch.js'
 
 interface Ctx {
   calls: string[]
@@ -151,6 +151,44 @@ describe('RpcDispatcher: single calls', () => {
       code: -32602,
       message: 'invalid argument 0: json: cannot unmarshal number into Go value of type rpc.ID',
     })
+  })
+})
+
+describe('RpcDispatcher: a session with subscriptions (WebSocket)', () => {
+  it('hands *_subscribe (namespace, raw params) and decoded *_unsubscribe ids to the session', async () => {
+    const { d } = setup()
+    const seen: unknown[] = []
+    const session: RpcSession = {
+      subscribe: (namespace, params) => {
+        seen.push([namespace, params])
+        return '0xabc'
+      },
+      unsubscribe: (id) => {
+        if (id !== '0xabc') throw new ServerError('subscription not found')
+        return true
+      },
+    }
+    expect(await d.handleBody(req('eth_subscribe', ['newHeads']), session)).toBe('{"jsonrpc":"2.0","id":1,"result":"0xabc"}')
+    expect(await d.handleBody(req('foo_subscribe', ['x', 1]), session)).toBe('{"jsonrpc":"2.0","id":1,"result":"0xabc"}')
+    expect(seen).toEqual([
+      ['eth', ['newHeads']],
+      ['foo', ['x', 1]],
+    ])
+    expect(await d.handleBody(req('eth_unsubscribe', ['0xabc']), session)).toBe('{"jsonrpc":"2.0","id":1,"result":true}')
+    expect(JSON.parse((await d.handleBody(req('eth_unsubscribe', ['0x1']), session)) ?? '').error).toEqual({
+      code: -32000,
+      message: 'subscription not found',
+    })
+    expect(JSON.parse((await d.handleBody(req('eth_unsubscribe', [1]), session)) ?? '').error).toEqual({
+      code: -32602,
+      message: 'invalid argument 0: json: cannot unmarshal number into Go value of type rpc.ID',
+    })
+    // batches carry the session to every item
+    const batch = `[${req('eth_subscribe', ['newHeads'], 1)},${req('eth_echo', ['0x1'], 2)}]`
+    expect(JSON.parse((await d.handleBody(batch, session)) ?? '')).toEqual([
+      { jsonrpc: '2.0', id: 1, result: '0xabc' },
+      { jsonrpc: '2.0', id: 2, result: { n: '0x1', flag: false } },
+    ])
   })
 })
 

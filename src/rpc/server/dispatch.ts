@@ -33,6 +33,7 @@ import {
 } from '../errors.js'
 import { FilterId } from '../params/scalars.js'
 import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
+import { RawJson } from '../types.js'
 
 export type JsonRpcId = string | number | boolean | null
 
@@ -159,6 +160,19 @@ function envelopeOf(msg: unknown): Envelope | undefined {
     : undefined
 }
 
+/**
+ * A connection that can carry subscriptions (a WebSocket). Over HTTP there is none: `*_subscribe`
+ * is `notifications not supported` and `*_unsubscribe` finds nothing.
+ */
+export interface RpcSession {
+  /** `<namespace>_subscribe` with its raw params; returns the subscription id or throws. */
+  subscribe(namespace: string, params: unknown): unknown
+  /** `<namespace>_unsubscribe` of a decoded id: true, or throws `subscription not found`. */
+  unsubscribe(id: string): boolean
+}
+
+const SUBSCRIBE_SUFFIX = '_subscribe'
+
 /** geth's built-in `*_unsubscribe`: over HTTP there are no subscriptions to cancel. */
 const UNSUBSCRIBE: MethodDef<unknown> = {
   params: [FilterId as ParamDecoder<unknown>],
@@ -190,8 +204,8 @@ export class RpcDispatcher<Ctx> {
     this.onInternalError = options.onInternalError
   }
 
-  /** Answers one HTTP body: the JSON text to send, or undefined for no body. Never rejects. */
-  async handleBody(text: string): Promise<string | undefined> {
+  /** Answers one HTTP body or WebSocket message: the JSON text to send, or undefined for none. Never rejects. */
+  async handleBody(text: string, session?: RpcSession): Promise<string | undefined> {
     if (BLANK_RE.test(text)) return undefined
     let parsed: unknown
     try {
@@ -200,7 +214,7 @@ export class RpcDispatcher<Ctx> {
       return PARSE_ERROR_BODY
     }
     if (!Array.isArray(parsed)) {
-      const answer = await this.handleMessage(parsed)
+      const answer = await this.handleMessage(parsed, session)
       return answer === undefined ? undefined : this.serialize(answer)
     }
     const n = parsed.length
@@ -209,7 +223,7 @@ export class RpcDispatcher<Ctx> {
       return `[${this.serialize(new JsonRpcResponse(this.firstCallId(parsed), BATCH_TOO_LARGE, undefined))}]`
     }
     const pending = new Array<Promise<JsonRpcResponse | undefined>>(n)
-    for (let i = 0; i < n; i++) pending[i] = this.handleMessage(parsed[i])
+    for (let i = 0; i < n; i++) pending[i] = this.handleMessage(parsed[i], session)
     const answers = await Promise.all(pending)
     let body = ''
     for (let i = 0; i < n; i++) {
@@ -222,7 +236,7 @@ export class RpcDispatcher<Ctx> {
   }
 
   /** Answers one message (a batch item or a single request); undefined when it gets no answer. Never rejects. */
-  async handleMessage(msg: unknown): Promise<JsonRpcResponse | undefined> {
+  async handleMessage(msg: unknown, session?: RpcSession): Promise<JsonRpcResponse | undefined> {
     const env = envelopeOf(msg)
     if (env === undefined) return new JsonRpcResponse(null, INVALID_REQUEST, undefined)
     if (env.isResponse) return undefined
@@ -234,7 +248,7 @@ export class RpcDispatcher<Ctx> {
     let result: unknown
     let error: JsonRpcErrorObject | undefined
     try {
-      result = await this.call(method, env.params)
+      result = await this.call(method, env.params, session)
     } catch (err) {
       error = toJsonRpcError(err)
       // Only what toJsonRpcError could not classify is a bug worth reporting.
@@ -243,10 +257,16 @@ export class RpcDispatcher<Ctx> {
     return isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, result) : undefined
   }
 
-  private call(method: string, params: unknown): unknown {
-    if (method.endsWith('_subscribe')) throw NOTIFICATIONS_UNSUPPORTED
+  private call(method: string, params: unknown, session: RpcSession | undefined): unknown {
+    if (method.endsWith(SUBSCRIBE_SUFFIX)) {
+      if (session === undefined) throw NOTIFICATIONS_UNSUPPORTED
+      return session.subscribe(method.slice(0, -SUBSCRIBE_SUFFIX.length), params)
+    }
     let def = this.methods.get(method)
-    if (def === undefined && method.endsWith('_unsubscribe')) def = UNSUBSCRIBE as MethodDef<Ctx>
+    if (def === undefined && method.endsWith('_unsubscribe')) {
+      if (session !== undefined) return session.unsubscribe(decodeParams(UNSUBSCRIBE.params, params)[0] as string)
+      def = UNSUBSCRIBE as MethodDef<Ctx>
+    }
     if (def === undefined) throw new MethodNotFoundError(method)
     return def.handler(this.ctx, decodeParams(def.params, params))
   }
@@ -270,6 +290,11 @@ export class RpcDispatcher<Ctx> {
   }
 
   private serialize(answer: JsonRpcResponse): string {
+    if (answer.result instanceof RawJson) {
+      // a result serialized by its producer (a trace): splice it in, escaping only the envelope
+      const envelope = this.serialize(new JsonRpcResponse(answer.id, undefined, 0))
+      return `${envelope.slice(0, -2)}${answer.result.text}}`
+    }
     let text: string
     try {
       text = JSON.stringify(answer)

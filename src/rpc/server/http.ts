@@ -131,7 +131,8 @@ export class RpcHttpServer<Ctx> {
   private readonly host: string
   private readonly port: number
   private readonly cors: CorsPolicy | undefined
-  private readonly dispatcher: RpcDispatcher<Ctx>
+  /** Shared with the WebSocket transport (ws.ts). */
+  readonly dispatcher: RpcDispatcher<Ctx>
   private readonly health: () => HealthReport
   private readonly server: Server
 
@@ -155,6 +156,11 @@ export class RpcHttpServer<Ctx> {
       headersTimeout: HTTP_READ_TIMEOUT_MS,
     })
     this.server.on('request', this.onRequest.bind(this))
+  }
+
+  /** The node:http server, for the WebSocket upgrade handler (ws.ts). */
+  get httpServer(): Server {
+    return this.server
   }
 
   /** Starts listening; resolves with the bound port and the URL to POST to. */

@@ -1,5 +1,9 @@
-/** eth_call and eth_estimateGas over src/exec/call.ts (gas cap and timeout from config). */
-import { call, estimateGas, type CallRequest } from '../../../exec/call.js'
+/**
+ * eth_call and eth_estimateGas (src/exec/call.ts, gas cap and timeout from config), run by the
+ * execution pool's call workers: the block is resolved here, the EVM runs off the main thread.
+ */
+import type { CallRequest } from '../../../exec/call.js'
+import type { CallJob } from '../../../exec/pool/index.js'
 import type { Backend } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
 import { type BlockRef, BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
@@ -9,7 +13,7 @@ function addressBytes(hex: string | undefined): Uint8Array | undefined {
   return hex === undefined ? undefined : Buffer.from(hex.slice(2), 'hex')
 }
 
-function toRequest(args: CallArgs): CallRequest {
+export function toRequest(args: CallArgs): CallRequest {
   rejectDataInputConflict(args)
   return {
     from: addressBytes(args.from),
@@ -25,23 +29,30 @@ function toRequest(args: CallArgs): CallRequest {
   }
 }
 
-function envFor(b: Backend, ref: BlockRef) {
+export function envFor(b: Backend, ref: BlockRef) {
   return { db: b.db, store: b.store, common: b.common, block: b.stateBlock(ref) }
 }
 
-function limits(b: Backend) {
+export function limits(b: Backend) {
   return { gasCap: b.config.jsonrpc.gasCap, timeoutMs: b.config.jsonrpc.evmTimeoutMs }
+}
+
+/** A call task for the execution pool: the block by hash, the head the worker must know. */
+function callTask(b: Backend, kind: CallJob['kind'], args: CallArgs, ref: BlockRef): CallJob {
+  const block = b.stateBlock(ref)
+  const request = toRequest(args)
+  return { kind, head: b.store.head.header.number, blockHash: block.hash, request, limits: limits(b) }
 }
 
 export const callMethods: MethodTable<Backend> = {
   eth_call: {
     params: [CallObject, optional(BlockTag, LATEST)],
     handler: async (b, [args, ref]) =>
-      toData(await call(envFor(b, ref as BlockRef), toRequest(args as CallArgs), limits(b))),
+      toData((await b.exec.call(callTask(b, 'call', args as CallArgs, ref as BlockRef))) as Uint8Array),
   },
   eth_estimateGas: {
     params: [CallObject, optional(BlockTag, LATEST)],
     handler: async (b, [args, ref]) =>
-      toQuantity(await estimateGas(envFor(b, ref as BlockRef), toRequest(args as CallArgs), limits(b))),
+      toQuantity((await b.exec.call(callTask(b, 'estimateGas', args as CallArgs, ref as BlockRef))) as bigint),
   },
 }

@@ -6,8 +6,19 @@ import type { MethodTable } from '../../types.js'
 export const chainMethods: MethodTable<Backend> = {
   eth_chainId: { params: [], handler: (b) => toQuantity(b.chainId) },
   eth_blockNumber: { params: [], handler: (b) => toQuantity(b.store.head.header.number) },
-  // a single node with no peers to catch up with is always in sync (block sync: IBFT network issue)
-  eth_syncing: { params: [], handler: () => false },
+  // false unless block sync (src/p2p/sync.ts) is catching up with a peer that is ahead
+  eth_syncing: {
+    params: [],
+    handler: (b) => {
+      const s = b.network?.syncStatus()
+      if (s === undefined) return false
+      return {
+        startingBlock: toQuantity(s.startingBlock),
+        currentBlock: toQuantity(s.currentBlock),
+        highestBlock: toQuantity(s.highestBlock),
+      }
+    },
+  },
   // the node holds no client keys
   eth_accounts: { params: [], handler: () => [] },
 }

@@ -70,6 +70,14 @@ function rewardsOf(block: ChainBlock, percentiles: number[], b: Backend): bigint
   })
 }
 
+/** Share of the block's blob gas limit its blobs used (geth: blobGasUsed / max blob gas). */
+function blobGasUsedRatio(block: ChainBlock): number {
+  const h = block.header
+  if (!h.common.isActivatedEIP(4844)) return 0
+  const max = h.common.getBlobGasSchedule().maxBlobGasPerBlock
+  return max === 0n ? 0 : Number(h.blobGasUsed ?? 0n) / Number(max)
+}
+
 export const feeMethods: MethodTable<Backend> = {
   eth_gasPrice: {
     params: [],
@@ -113,12 +121,12 @@ export const feeMethods: MethodTable<Backend> = {
         baseFees.push(toQuantity(block.header.baseFeePerGas ?? 0n))
         ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit))
         blobFees.push(toQuantity(block.header.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : 0n))
-        blobRatios.push(0)
+        blobRatios.push(blobGasUsedRatio(block))
         if (percentiles.length > 0) rewards.push(rewardsOf(block, percentiles, b).map((r) => toQuantity(r)))
       }
       const h = lastBlock.header
       baseFees.push(toQuantity(h.common.isActivatedEIP(1559) ? h.calcNextBaseFee() : 0n))
-      blobFees.push(blobFees.at(-1) ?? '0x0')
+      blobFees.push(toQuantity(h.common.isActivatedEIP(4844) ? h.calcNextBlobGasPrice(h.common) : 0n))
       const out: Record<string, unknown> = {
         oldestBlock: toQuantity(first),
         ...(percentiles.length > 0 ? { reward: rewards } : {}),

@@ -1,0 +1,129 @@
+/**
+ * The networked part of a node on an IBFT chain, wired in one place (src/node.ts calls
+ * startIbftNetwork when p2p is configured):
+ *
+ *   ChainNetwork (src/p2p) ──tx gossip──▶ pool ──candidates──▶ BlockBuilder.propose
+ *        │ IBFT topic ◀──▶ IbftValidator (engine + backend; validators of a multi-validator set only)
+ *        │ block sync / announcements ──▶ IbftBlockImporter.importSealed ─┐
+ *        │                          IbftValidator.finalize ─▶ commitDecided ┤
+ *        ◀── announce (decided here) ◀── onCommitted: filters/subscriptions, pool reset,
+ *                                        engine.onNewHead (cancels that height's sequence)
+ *
+ * A full node (no validator key, or a key outside the set) runs the same minus the engine: it
+ * syncs, serves RPC and gossips the transactions it receives to the validators.
+ */
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+
+import type { GenesisJson } from '../chain/common.js'
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { Common } from '@ethereumjs/common'
+import { NETWORK_BLOCK_TIME_MS } from '../config/defaults.js'
+import type { IbexConfig } from '../config/types.js'
+import { BlockBuilder } from '../exec/blockBuilder.js'
+import { type CommittedBlock, IbftBlockImporter } from '../exec/ibftImport.js'
+import type { Logger } from '../log.js'
+import { ChainNetwork, type NetworkInfo } from '../p2p/network.js'
+import type { TrieStore } from '../state/index.js'
+import type { TxPool } from '../txpool/index.js'
+import { IbftValidator } from './ibftValidator.js'
+
+export interface IbftNetworkDeps {
+  config: IbexConfig
+  store: ChainStore
+  common: Common
+  trie: TrieStore
+  genesis: GenesisJson
+  pool: TxPool
+  /** Told of every block inserted by consensus or sync (filters and subscriptions). */
+  emitBlock(block: ChainBlock): void
+  /** This node's key when it is one of several validators (it then takes part in consensus). */
+  validatorKey: { privateKey: Uint8Array; address: string } | undefined
+  log: Logger
+}
+
+export interface RunningNetwork extends NetworkInfo {
+  /** Announces a block made outside the engine (the single-validator sealer). */
+  announce(block: ChainBlock): void
+  stop(): Promise<void>
+}
+
+/** The block time multi-validator IBFT runs with: the configured one, else the genesis', else 2 s (0 means "when transactions arrive", which only a sole validator can do). */
+export function ibftBlockTimeMs(config: IbexConfig, genesis: GenesisJson, log: Logger): number {
+  if (config.blockTimeMs > 0) return config.blockTimeMs
+  const fromGenesis = Math.round(Number(genesis.config?.ibft?.blockTime ?? 0) * 1000)
+  const ms = fromGenesis > 0 ? fromGenesis : NETWORK_BLOCK_TIME_MS
+  log.warn(`block time 0 needs a sole validator; multi-validator IBFT runs with ${ms} ms`)
+  return ms
+}
+
+export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNetwork> {
+  const { config, store, common, pool, log } = deps
+  if (config.p2p === undefined) throw new Error('startIbftNetwork needs [p2p] settings')
+  const recipient = deps.genesis.config?.baseFeeRecipient as string | undefined
+  const baseFeeRecipient = recipient ? hexToBytes(recipient as `0x${string}`) : undefined
+  let network: ChainNetwork | undefined
+  let validator: IbftValidator | undefined
+
+  const onCommitted = ({ block, source, dropped }: CommittedBlock) => {
+    const n = block.header.number
+    log.info(
+      `${source === 'consensus' ? 'decided' : 'synced'} block ${n} ${bytesToHex(block.hash)} txs=${block.transactions.length}`,
+    )
+    deps.emitBlock(block)
+    pool.onBlock(dropped).catch((err: Error) => log.warn(`txpool reset after block ${n}: ${err.message}`))
+    validator?.onNewHead(block)
+    if (source === 'consensus') network?.announce(block)
+  }
+  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, onCommitted })
+  network = await ChainNetwork.start({
+    config: config.p2p,
+    datadir: config.datadir,
+    store,
+    pool,
+    importBlock: (bytes) => importer.importSealed(bytes),
+    log,
+  })
+  const net = network
+  try {
+    const key = deps.validatorKey
+    if (key !== undefined) {
+      const builder = await BlockBuilder.create({
+        store,
+        common,
+        trie: deps.trie,
+        privateKey: key.privateKey,
+        coinbase: hexToBytes(key.address as `0x${string}`),
+        baseFeeRecipient,
+        syncWrites: true,
+      })
+      validator = new IbftValidator({
+        store,
+        builder,
+        importer,
+        pool,
+        signer: { key: key.privateKey, address: hexToBytes(key.address.toLowerCase() as `0x${string}`) },
+        blockTimeMs: ibftBlockTimeMs(config, deps.genesis, log),
+        roundTimeoutBaseMs: config.ibft.roundTimeoutBaseMs,
+        broadcast: (wire) => net.broadcastIbft(wire),
+        log,
+      })
+      const v = validator
+      net.onIbftMessage((wire) => v.engine.receive(wire))
+      v.start()
+      log.info(`ibft: validating as ${key.address} from block ${store.head.header.number + 1n}`)
+    }
+  } catch (err) {
+    await net.stop()
+    throw err
+  }
+  return {
+    peerCount: () => net.peerCount(),
+    listening: () => net.listening(),
+    syncStatus: () => net.syncStatus(),
+    announce: (block) => net.announce(block),
+    async stop() {
+      validator?.stop()
+      await net.stop()
+    },
+  }
+}

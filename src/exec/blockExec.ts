@@ -1,0 +1,197 @@
+/**
+ * The pieces of executing an IBFT block on our chain, shared by the BlockBuilder (which picks
+ * transactions from the pool and skips what does not fit) and the IBFT block verifier
+ * (src/exec/ibftImport.ts, which must reproduce a proposed block exactly):
+ *
+ *   nextHeaderFields(parent, coinbase, timestamp, extraData, gasLimit)
+ *     ─▶ executeTransactions: pre-block system calls, runTx each, receipts, bloom,
+ *        base fee to its recipient
+ *     ─▶ finishHeader: state root, transactions / receipts roots, bloom, gas used
+ *
+ * Both sides run this same code, so a block built by one validator verifies bit for bit on the
+ * others.
+ */
+import { type BlockHeader, createBlockHeader, type HeaderData } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address, createAccount } from '@ethereumjs/util'
+import { runTx, type VM } from '@ethereumjs/vm'
+import { BLOOM_BYTES, logsBloom, orBloom } from '../chain/bloom.js'
+import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../chain/receipt.js'
+import type { ChainBlock } from '../chain/store.js'
+import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../chain/trieRoot.js'
+import { IBFT_MIX_HASH } from '../consensus/ibft/index.js'
+import { effectiveGasPrice } from '../txpool/validate.js'
+import { applyPreBlockSystemCalls } from './systemCalls.js'
+import { envBlock } from './vm.js'
+
+const ZERO_HASH = new Uint8Array(32)
+
+/** What varies between blocks on top of one parent: everything else follows from the parent and the fork. */
+export interface BlockChoice {
+  coinbase: Uint8Array
+  timestamp: bigint
+  /** Unsealed extraData (seals and round empty). */
+  extraData: Uint8Array
+  gasLimit: bigint
+}
+
+/** The header fields of the next block before execution (roots, bloom and gas used come after). */
+export function nextHeaderFields(parent: ChainBlock, common: Common, choice: BlockChoice): HeaderData {
+  const baseFee = common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined
+  return {
+    parentHash: parent.hash,
+    uncleHash: EMPTY_UNCLES_HASH,
+    coinbase: new Address(choice.coinbase),
+    number: parent.header.number + 1n,
+    gasLimit: choice.gasLimit,
+    timestamp: choice.timestamp,
+    extraData: choice.extraData,
+    mixHash: IBFT_MIX_HASH,
+    difficulty: 1n,
+    nonce: new Uint8Array(8),
+    ...(baseFee !== undefined ? { baseFeePerGas: baseFee } : {}),
+    ...(common.isActivatedEIP(4844) ? { blobGasUsed: 0n, excessBlobGas: 0n } : {}),
+    ...(common.isActivatedEIP(4788) ? { parentBeaconBlockRoot: ZERO_HASH } : {}),
+  }
+}
+
+/** The options every header of ours is created with (IBFT headers fail the beacon-chain checks). */
+export function headerOptions(common: Common) {
+  return { common, skipConsensusFormatValidation: true, setHardfork: false }
+}
+
+/** A transaction to run, with its (already recovered) sender. */
+export interface ExecTx {
+  tx: TypedTransaction
+  sender: Uint8Array
+  senderHex: string
+}
+
+export interface ExecutedTxs<T extends ExecTx> {
+  included: T[]
+  /** Skipped as invalid (only when not strict). */
+  dropped: { ptx: T; reason: string }[]
+  receipts: StoredReceipt[]
+  bloom: Uint8Array
+  gasUsed: bigint
+}
+
+export interface ExecuteOptions {
+  /** true: every transaction must run (verifying a block); false: skip what does not fit or fails (building). */
+  strict: boolean
+  /** When set, the EIP-1559 base fee is credited to this address instead of burned. */
+  baseFeeRecipient: Uint8Array | undefined
+}
+
+/**
+ * executeTransactions runs the block body on `sm` (through `vm`): pre-block system calls, the
+ * transactions in order, then the base-fee credit. In strict mode the first transaction that
+ * does not fit or fails to apply throws; otherwise it (and the rest of its sender's) is skipped.
+ */
+export async function executeTransactions<T extends ExecTx>(
+  vm: VM,
+  sm: MerkleStateManager,
+  common: Common,
+  fields: HeaderData,
+  items: readonly T[],
+  opts: ExecuteOptions,
+): Promise<ExecutedTxs<T>> {
+  const number = fields.number as bigint
+  const timestamp = fields.timestamp as bigint
+  const gasLimit = fields.gasLimit as bigint
+  const baseFee = fields.baseFeePerGas as bigint | undefined
+  const env = envBlock(createBlockHeader(fields, headerOptions(common)))
+  await applyPreBlockSystemCalls(
+    sm,
+    common,
+    number,
+    timestamp,
+    fields.parentHash as Uint8Array,
+    fields.parentBeaconBlockRoot as Uint8Array | undefined,
+  )
+
+  const out: ExecutedTxs<T> = {
+    included: [],
+    dropped: [],
+    receipts: [],
+    bloom: new Uint8Array(BLOOM_BYTES),
+    gasUsed: 0n,
+  }
+  const blocked = new Set<string>()
+  for (const ptx of items) {
+    if (blocked.has(ptx.senderHex)) continue
+    if (ptx.tx.gasLimit > gasLimit - out.gasUsed) {
+      if (opts.strict)
+        throw new Error(
+          `transaction ${out.included.length} does not fit: gas limit ${ptx.tx.gasLimit}, ${gasLimit - out.gasUsed} left`,
+        )
+      blocked.add(ptx.senderHex) // a later nonce of this sender cannot go before it
+      continue
+    }
+    let result: Awaited<ReturnType<typeof runTx>>
+    try {
+      result = await runTx(vm, { tx: ptx.tx, block: env, skipHardForkValidation: true, blockGasUsed: out.gasUsed })
+    } catch (err) {
+      const reason = err instanceof Error ? (err.message.split('\n')[0] as string) : String(err)
+      if (opts.strict) throw new Error(`transaction ${out.included.length} is invalid: ${reason}`)
+      blocked.add(ptx.senderHex)
+      out.dropped.push({ ptx, reason })
+      continue
+    }
+    out.gasUsed += result.totalGasSpent
+    const logs = (result.execResult.logs ?? []) as LogTuple[]
+    out.receipts.push({
+      type: ptx.tx.type,
+      status: result.execResult.exceptionError === undefined ? 1 : 0,
+      root: undefined,
+      cumulativeGasUsed: out.gasUsed,
+      gasUsed: result.totalGasSpent,
+      logs,
+      from: ptx.sender,
+      contractAddress: result.createdAddress?.bytes,
+      effectiveGasPrice: baseFee === undefined ? txGasPrice(ptx.tx) : effectiveGasPrice(ptx.tx, baseFee),
+      blobGasUsed: 0n,
+      blobGasPrice: 0n,
+    })
+    orBloom(out.bloom, logsBloom(logs))
+    out.included.push(ptx)
+  }
+
+  if (opts.baseFeeRecipient !== undefined && baseFee !== undefined && out.gasUsed > 0n) {
+    const recipient = new Address(opts.baseFeeRecipient)
+    const account = (await sm.getAccount(recipient)) ?? createAccount({})
+    account.balance += baseFee * out.gasUsed
+    await sm.putAccount(recipient, account)
+  }
+  return out
+}
+
+/** finishHeader completes `fields` with the state root and what the execution produced. */
+export async function finishHeader(
+  sm: MerkleStateManager,
+  common: Common,
+  fields: HeaderData,
+  executed: ExecutedTxs<ExecTx>,
+): Promise<{ header: BlockHeader; transactionBytes: Uint8Array[] }> {
+  const stateRoot = await sm.getStateRoot()
+  const receiptItems = executed.receipts.map((r) => encodeConsensusReceipt(r, logsBloom(r.logs)))
+  const transactionBytes = executed.included.map((p) => p.tx.serialize())
+  const header = createBlockHeader(
+    {
+      ...fields,
+      stateRoot,
+      transactionsTrie: await orderedTrieRoot(transactionBytes),
+      receiptTrie: await orderedTrieRoot(receiptItems),
+      logsBloom: executed.bloom,
+      gasUsed: executed.gasUsed,
+    },
+    headerOptions(common),
+  )
+  return { header, transactionBytes }
+}
+
+function txGasPrice(tx: TypedTransaction): bigint {
+  return (tx as { gasPrice?: bigint }).gasPrice ?? 0n
+}

@@ -1,0 +1,76 @@
+/**
+ * A deadline the EVM itself checks, so a worker stops a pure-compute loop without being killed.
+ *
+ * ethereumjs runs opcodes in a loop of already-resolved awaits: no timer can fire until the call
+ * ends, and without a `step` listener (which would slow every opcode several-fold) there is no
+ * hook. So a worker wraps the interpreter's `runStep` once: every DEADLINE_CHECK_OPS opcodes it
+ * compares the clock with the current task's deadline and, past it, throws EvmDeadlineError,
+ * which ethereumjs passes through (not an EVM error) and the task reports as a timeout.
+ *
+ *   worker start ─▶ installEvmDeadline() ─▶ task: withEvmDeadline(ms, run) ─▶ opcode loop checks
+ *
+ * One task runs per worker at a time (Piscina concurrentTasksPerWorker = 1), so one deadline per
+ * thread suffices. The host's abort (terminate the worker) stays as the backstop for what this
+ * cannot see: a long precompile or a stuck state read.
+ */
+
+/** Opcodes between two clock reads: ~10 µs of EVM work, so the check costs nothing measurable. */
+export const DEADLINE_CHECK_OPS = 1024
+
+/** Thrown inside the EVM when the running task's deadline has passed. */
+export class EvmDeadlineError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'EvmDeadlineError'
+  }
+}
+
+let deadline = Number.POSITIVE_INFINITY
+let message = ''
+let expired = false
+let installed: Promise<void> | undefined
+
+interface InterpreterClass {
+  prototype: { runStep(this: unknown, op?: unknown): Promise<void> }
+}
+
+/**
+ * Wraps ethereumjs' Interpreter.runStep (once per thread). The class is not exported, so it is
+ * loaded from the file next to the package entry: the same module instance the EVM uses.
+ */
+export function installEvmDeadline(): Promise<void> {
+  installed ??= (async () => {
+    const entry = import.meta.resolve('@ethereumjs/evm')
+    const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: InterpreterClass }
+    const runStep = Interpreter.prototype.runStep
+    let ops = 0
+    Interpreter.prototype.runStep = function (this: unknown, op?: unknown): Promise<void> {
+      if (++ops >= DEADLINE_CHECK_OPS) {
+        ops = 0
+        if (performance.now() > deadline) {
+          expired = true
+          throw new EvmDeadlineError(message)
+        }
+      }
+      return runStep.call(this, op)
+    }
+  })()
+  return installed
+}
+
+/**
+ * Runs `fn` with the EVM deadline set `ms` from now. `timedOut` is true when the deadline was hit
+ * during the run — even if `fn` caught the error and went on (eth_estimateGas' search does).
+ */
+export async function withEvmDeadline<T>(ms: number, timeoutMessage: string, fn: () => Promise<T>): Promise<{ value: T | undefined; error: unknown; timedOut: boolean }> {
+  deadline = performance.now() + ms
+  message = timeoutMessage
+  expired = false
+  try {
+    return { value: await fn(), error: undefined, timedOut: expired }
+  } catch (error) {
+    return { value: undefined, error, timedOut: expired }
+  } finally {
+    deadline = Number.POSITIVE_INFINITY
+  }
+}

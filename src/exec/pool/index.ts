@@ -1,0 +1,253 @@
+/**
+ * ExecPool: EVM work off the main thread. Two Piscina pools of worker threads, each worker
+ * reading state itself from the node's RocksDB (attached by handle, see sharedDb.ts):
+ *
+ *                      ┌─ calls: eth_call, eth_estimateGas ─▶ [queue ≤ call_queue] ─▶ `workers` threads (workers/execute.js)
+ *   main thread ──task─┤
+ *                      └─ traces: debug_trace* ─────────────▶ [queue ≤ trace_queue] ─▶ `trace_workers` threads (workers/trace.js)
+ *
+ * Calls and traces have their own threads and queues, so a burst of 30M-gas traces cannot
+ * starve eth_call. What always holds:
+ *  - a full queue refuses the request at once (-32005 PoolBusyError), nothing queues unbounded;
+ *  - every task has a deadline, from the moment it is submitted: eth_call's evm timeout, a
+ *    trace's per-transaction `timeout` times its transactions. The EVM checks it itself
+ *    (deadline.ts) and stops, so the worker survives; a task still running ABORT_GRACE_MS later
+ *    (stuck outside the opcode loop) is aborted and its worker terminated and replaced; a task
+ *    still queued at its deadline is dropped — a pure-compute loop cannot hold a thread;
+ *  - a worker that dies (crash, out of memory under `worker_heap_mb`) is replaced and its request
+ *    answers -32603; the node keeps serving;
+ *  - close() waits until every worker thread ever started has exited, so the main thread never
+ *    closes the database under a reader.
+ *
+ * With `workers = 0` tasks run in process, on the main thread: no hop, no isolation (a timeout
+ * cannot stop pure compute there) — for benchmarks and debugging only.
+ */
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { dirname, join, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Worker } from 'node:worker_threads'
+import type { Common } from '@ethereumjs/common'
+import { Piscina } from 'piscina'
+import type { GenesisJson } from '../../chain/common.js'
+import type { Database } from '../../chain/db.js'
+import type { ChainStore } from '../../chain/store.js'
+import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import { decodeParts } from '../tracers/sink.js'
+import { ExecContext, type ExecWorkerData } from './context.js'
+import { PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
+import { type CallTask, runTask, type TaskFailure, type TaskResult, type TraceParts, type TraceTask, timeoutMessage } from './tasks.js'
+
+export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
+export type { CallTask, TraceTask } from './tasks.js'
+
+/** How long past its deadline a task may run before its worker is terminated (the EVM should have stopped it). */
+export const ABORT_GRACE_MS = 1000
+/** Time a trace gets beyond its transactions' timeouts, to replay the block's earlier transactions. */
+export const TRACE_REPLAY_MS = 5000
+/** How long close() waits for worker threads to exit before giving up on them. */
+export const WORKER_EXIT_WAIT_MS = 10_000
+
+/** Default number of call workers: one per core, leaving one core to the main thread. */
+export function defaultWorkerCount(): number {
+  return Math.max(1, availableParallelism() - 1)
+}
+
+export interface ExecPoolOptions {
+  db: Database
+  store: ChainStore
+  common: Common
+  genesis: GenesisJson
+  /** Call workers; 0 = run everything in process. */
+  workers: number
+  /** Calls allowed to wait for a worker. */
+  callQueue: number
+  /** Trace workers (concurrent traces). */
+  traceWorkers: number
+  /** Traces allowed to wait for a worker. */
+  traceQueue: number
+  /** V8 old-space limit of each worker, MiB; 0 = Node's default. */
+  workerHeapMb: number
+  /** Per-worker trie-node cache, bytes. */
+  cacheBytes: number
+}
+
+/** Resolves a compiled worker entry point (dist/workers/<name>.js), from src/ or dist/src/. */
+export function workerFile(name: string): string {
+  const here = fileURLToPath(import.meta.url)
+  const marker = `${sep}dist${sep}src${sep}`
+  const root = here.includes(marker) ? here.slice(0, here.lastIndexOf(marker)) : resolve(dirname(here), '..', '..', '..')
+  const file = join(root, 'dist', 'workers', `${name}.js`)
+  if (!existsSync(file)) throw new Error(`worker entry point ${file} missing: run \`npm run build\``)
+  return file
+}
+
+const QUEUE_FULL_RE = /queue is at limit|No task queue available/i
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.constructor?.name === 'AbortError')
+}
+
+function failureError(f: TaskFailure): Error {
+  switch (f.kind) {
+    case 'revert':
+      return new ExecutionRevertedError(f.data)
+    case 'tooLarge':
+      return new TraceLimitError(f.message)
+    default:
+      return new ExecutionError(f.message)
+  }
+}
+
+interface Lane {
+  pool: Piscina
+  what: string
+  threads: number
+  maxQueue: number
+  /** Tasks submitted and not yet answered (running + waiting). */
+  inflight: number
+}
+
+export class ExecPool {
+  readonly #opts: ExecPoolOptions
+  #calls: Lane | undefined
+  #traces: Lane | undefined
+  readonly #inline: ExecContext | undefined
+  readonly #threads = new Set<Worker>()
+  readonly #exits: Promise<void>[] = []
+  #closed = false
+
+  constructor(opts: ExecPoolOptions) {
+    this.#opts = opts
+    if (opts.workers <= 0) this.#inline = new ExecContext(opts.db, opts.common, opts.store)
+  }
+
+  /**
+   * Starts the worker threads (at the latest on the first task). The node calls it once it
+   * serves, so the workers' module loading does not slow its start.
+   */
+  start(): void {
+    if (this.#inline !== undefined || this.#calls !== undefined || this.#closed) return
+    const opts = this.#opts
+    const workerData: ExecWorkerData = { dbHandle: opts.db.level.handle as unknown as bigint, genesis: opts.genesis, cacheBytes: opts.cacheBytes }
+    const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
+    const lane = (name: string, what: string, threads: number, maxQueue: number): Lane => {
+      const pool = new Piscina({
+        filename: workerFile(name),
+        minThreads: threads,
+        maxThreads: threads,
+        // the lane enforces its own limit: Piscina does not count abortable tasks it could not place
+        maxQueue: Number.POSITIVE_INFINITY,
+        concurrentTasksPerWorker: 1,
+        idleTimeout: Number.POSITIVE_INFINITY,
+        workerData,
+        resourceLimits,
+      })
+      // a worker dying between tasks is replaced by Piscina; nothing to answer
+      pool.on('error', () => {})
+      pool.on('workerCreate', () => this.#track(pool))
+      return { pool, what, threads, maxQueue, inflight: 0 }
+    }
+    this.#calls = lane('execute', 'eth_call/eth_estimateGas', opts.workers, opts.callQueue)
+    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue)
+  }
+
+  /** A pool that runs every task on the calling thread (workers = 0). */
+  static inProcess(db: Database, store: ChainStore, common: Common): ExecPool {
+    return new ExecPool({ db, store, common, genesis: {}, workers: 0, callQueue: 0, traceWorkers: 0, traceQueue: 0, workerHeapMb: 0, cacheBytes: 0 })
+  }
+
+  /** True when tasks run on worker threads. */
+  get offloaded(): boolean {
+    return this.#inline === undefined
+  }
+
+  /** eth_call / eth_estimateGas: the call's result (bytes or gas), or its ExecutionError. */
+  async call(unscheduled: CallJob): Promise<unknown> {
+    const task = { ...unscheduled, deadlineAt: Date.now() + unscheduled.limits.timeoutMs } as CallTask
+    return this.#run('calls', task)
+  }
+
+  /** A debug_trace* task: the trace's JSON text. `txCount` (the block's) sizes the task's time budget. */
+  async trace(unscheduled: TraceJob, txCount: number): Promise<string> {
+    const budgetMs = unscheduled.options.timeoutMs * Math.max(1, txCount) + TRACE_REPLAY_MS
+    const task = { ...unscheduled, deadlineAt: Date.now() + budgetMs } as TraceTask
+    return decodeParts((await this.#run('traces', task)) as TraceParts)
+  }
+
+  async #run(kind: 'calls' | 'traces', task: CallTask | TraceTask): Promise<unknown> {
+    if (this.#closed) throw new ExecutionError('the node is shutting down')
+    this.start()
+    const lane = kind === 'calls' ? this.#calls : this.#traces
+    let result: TaskResult<unknown>
+    if (lane === undefined) {
+      result = await runTask(this.#inline as ExecContext, task)
+    } else {
+      if (lane.inflight >= lane.threads + lane.maxQueue) throw new PoolBusyError(lane.what, lane.maxQueue)
+      const signal = AbortSignal.timeout(Math.max(0, task.deadlineAt - Date.now()) + ABORT_GRACE_MS)
+      lane.inflight++
+      try {
+        result = (await lane.pool.run(task, { signal })) as TaskResult<unknown>
+      } catch (err) {
+        if (isAbort(err)) throw new ExecutionError(timeoutMessage(task))
+        if (err instanceof Error && QUEUE_FULL_RE.test(err.message)) throw new PoolBusyError(lane.what, lane.maxQueue)
+        throw new WorkerCrashedError(err)
+      } finally {
+        lane.inflight--
+        this.#track(lane.pool)
+      }
+    }
+    if (!result.ok) throw failureError(result.failure)
+    return result.value
+  }
+
+  /** Remembers every thread a pool starts, so close() can wait for its exit. */
+  #track(pool: Piscina): void {
+    for (const t of pool.threads) {
+      if (this.#threads.has(t)) continue
+      this.#threads.add(t)
+      this.#exits.push(
+        new Promise<void>((done) => {
+          t.once('exit', () => {
+            this.#threads.delete(t)
+            done()
+          })
+        }),
+      )
+    }
+  }
+
+  /** Counters for logs and benchmarks. */
+  stats(): { calls: PoolStats | undefined; traces: PoolStats | undefined } {
+    const of = (l: Lane | undefined): PoolStats | undefined =>
+      l === undefined ? undefined : { threads: l.pool.threads.length, queued: l.pool.queueSize, completed: l.pool.completed }
+    return { calls: of(this.#calls), traces: of(this.#traces) }
+  }
+
+  /** Stops every worker and waits until all threads ever started have exited. */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    for (const lane of [this.#calls, this.#traces]) if (lane !== undefined) this.#track(lane.pool)
+    await Promise.allSettled([this.#calls?.pool.destroy(), this.#traces?.pool.destroy()])
+    let timer: NodeJS.Timeout | undefined
+    const giveUp = new Promise<void>((r) => {
+      timer = setTimeout(r, WORKER_EXIT_WAIT_MS)
+    })
+    await Promise.race([Promise.allSettled(this.#exits), giveUp])
+    clearTimeout(timer)
+  }
+}
+
+/** A task as a caller builds it: the pool sets its deadline when it is submitted. */
+export type Unscheduled<T> = T extends unknown ? Omit<T, 'deadlineAt'> : never
+/** An eth_call / eth_estimateGas task before submission. */
+export type CallJob = Unscheduled<CallTask>
+/** A debug_trace* task before submission. */
+export type TraceJob = Unscheduled<TraceTask>
+
+export interface PoolStats {
+  threads: number
+  queued: number
+  completed: number
+}

@@ -1,0 +1,176 @@
+/**
+ * The tasks the pool runs, as plain data (structured-cloneable), and runTask, which executes one
+ * against an ExecContext — in a worker (workers/execute.ts, workers/trace.ts) or in process.
+ *
+ * Blocks travel as hashes: the main thread resolves tags and numbers (cheap, cached) and the
+ * worker reads the block itself. Expected failures come back as values (TaskFailure), because an
+ * Error thrown in a worker reaches the main thread stripped of its class; anything thrown is a bug
+ * or a crash and answers -32603.
+ */
+import { createBlockFromRLP } from '@ethereumjs/block'
+import { type CallLimits, type CallRequest, call, estimateGas } from '../call.js'
+import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import type { TraceOptions } from '../tracers/options.js'
+import type { AccountOverride } from '../tracers/overrides.js'
+import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../tracers/run.js'
+import { TraceTooLargeError } from '../tracers/sink.js'
+import { traceCall } from '../tracers/traceCall.js'
+import type { ExecContext } from './context.js'
+import { withEvmDeadline } from './deadline.js'
+
+interface TaskBase {
+  /** Head block number the main thread knew when it sent the task. */
+  head: bigint
+  /** Wall-clock time (Date.now()) by which the task must be done, waiting in the queue included. */
+  deadlineAt: number
+}
+
+export interface CallTask extends TaskBase {
+  kind: 'call' | 'estimateGas'
+  blockHash: Uint8Array
+  request: CallRequest
+  limits: CallLimits
+}
+
+interface TraceBase extends TaskBase {
+  options: TraceOptions
+  /** Largest trace JSON, bytes. */
+  maxBytes: number
+}
+
+export interface TraceTxTask extends TraceBase {
+  kind: 'traceTx'
+  blockHash: Uint8Array
+  index: number
+}
+
+export interface TraceBlockTask extends TraceBase {
+  kind: 'traceBlock'
+  blockHash: Uint8Array
+}
+
+export interface TraceRlpBlockTask extends TraceBase {
+  kind: 'traceRlpBlock'
+  rlp: Uint8Array
+}
+
+export interface TraceCallTask extends TraceBase {
+  kind: 'traceCall'
+  blockHash: Uint8Array
+  request: CallRequest
+  overrides: AccountOverride[]
+  gasCap: bigint
+}
+
+export type TraceTask = TraceTxTask | TraceBlockTask | TraceRlpBlockTask | TraceCallTask
+export type ExecTask = CallTask | TraceTask
+
+/** Why a task failed, in a form that crosses threads. */
+export type TaskFailure =
+  | { kind: 'revert'; data: Uint8Array }
+  | { kind: 'execution' | 'timeout' | 'tooLarge'; message: string }
+
+export type TaskResult<T> = { ok: true; value: T } | { ok: false; failure: TaskFailure }
+
+/** Trace JSON as latin1 byte chunks (transferred, not copied, out of a worker). */
+export type TraceParts = Uint8Array[]
+
+function failureOf(err: unknown): TaskFailure | undefined {
+  if (err instanceof ExecutionRevertedError) return { kind: 'revert', data: err.data }
+  if (err instanceof TraceTimeoutError) return { kind: 'timeout', message: err.message }
+  if (err instanceof TraceTooLargeError) return { kind: 'tooLarge', message: err.message }
+  if (err instanceof ExecutionError || err instanceof TraceError) return { kind: 'execution', message: err.message }
+  return undefined
+}
+
+function blockOf(ctx: ExecContext, task: TaskBase & { blockHash: Uint8Array }) {
+  const block = ctx.store(task.head).getBlockByHash(task.blockHash)
+  if (block === undefined) throw new TraceError(`block 0x${Buffer.from(task.blockHash).toString('hex')} not found`)
+  return block
+}
+
+function parentStateRoot(ctx: ExecContext, head: bigint, parentHash: Uint8Array, number: bigint): Uint8Array {
+  const parent = ctx.store(head).getBlockByHash(parentHash)
+  if (parent === undefined) throw new TraceError(`parent block #${number - 1n} 0x${Buffer.from(parentHash).toString('hex')} not found`)
+  return parent.header.stateRoot
+}
+
+function stored(ctx: ExecContext, task: TraceTxTask | TraceBlockTask): BlockToTrace {
+  const block = blockOf(ctx, task)
+  if (block.header.number === 0n) throw new TraceError('genesis is not traceable')
+  return {
+    header: block.header,
+    transactions: block.transactions,
+    parentStateRoot: parentStateRoot(ctx, task.head, block.header.parentHash, block.header.number),
+  }
+}
+
+function decoded(ctx: ExecContext, task: TraceRlpBlockTask): BlockToTrace {
+  let block: ReturnType<typeof createBlockFromRLP>
+  try {
+    block = createBlockFromRLP(task.rlp, { common: ctx.common.copy(), setHardfork: true, skipConsensusFormatValidation: true })
+  } catch (err) {
+    throw new TraceError(`could not decode block: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`)
+  }
+  if (block.header.number === 0n) throw new TraceError('genesis is not traceable')
+  return {
+    header: block.header,
+    transactions: [...block.transactions],
+    parentStateRoot: parentStateRoot(ctx, task.head, block.header.parentHash, block.header.number),
+  }
+}
+
+async function execute(ctx: ExecContext, task: ExecTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'call':
+    case 'estimateGas': {
+      const store = ctx.store(task.head)
+      const env = { db: ctx.db, store, common: ctx.common, block: blockOf(ctx, task) }
+      return task.kind === 'call' ? call(env, task.request, task.limits) : estimateGas(env, task.request, task.limits)
+    }
+    case 'traceTx':
+      return traceBlockTx({ db: ctx.db, store: ctx.store(task.head) }, stored(ctx, task), task.index, task.options, task.maxBytes)
+    case 'traceBlock':
+      return traceBlockAll({ db: ctx.db, store: ctx.store(task.head) }, stored(ctx, task), task.options, task.maxBytes)
+    case 'traceRlpBlock':
+      return traceBlockAll({ db: ctx.db, store: ctx.store(task.head) }, decoded(ctx, task), task.options, task.maxBytes)
+    case 'traceCall': {
+      const chain = { db: ctx.db, store: ctx.store(task.head) }
+      const params = { block: blockOf(ctx, task), request: task.request, overrides: task.overrides, gasCap: task.gasCap }
+      return traceCall(chain, params, task.options, task.maxBytes)
+    }
+  }
+}
+
+/** geth's message when a task runs out of time. */
+export function timeoutMessage(task: ExecTask): string {
+  return task.kind === 'call' || task.kind === 'estimateGas' ? `execution aborted (timeout = ${task.limits.timeoutMs / 1000}s)` : 'execution timeout'
+}
+
+/**
+ * Runs one task; expected failures are returned, bugs thrown. In a worker (ctx.evmDeadline) the
+ * EVM stops itself at the task's deadline; in process only traces' own timeouts apply.
+ */
+export async function runTask(ctx: ExecContext, task: ExecTask): Promise<TaskResult<unknown>> {
+  let value: unknown
+  let error: unknown
+  if (ctx.evmDeadline) {
+    const message = timeoutMessage(task)
+    const left = task.deadlineAt - Date.now()
+    if (left <= 0) return { ok: false, failure: { kind: 'timeout', message } }
+    const run = await withEvmDeadline(left, message, () => execute(ctx, task))
+    if (run.timedOut) return { ok: false, failure: { kind: 'timeout', message } }
+    value = run.value
+    error = run.error
+  } else {
+    try {
+      value = await execute(ctx, task)
+    } catch (err) {
+      error = err
+    }
+  }
+  if (error === undefined) return { ok: true, value }
+  const failure = failureOf(error)
+  if (failure === undefined) throw error
+  return { ok: false, failure }
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { SIM_ERROR, SimulationError } from './errors.js'
+import { sanitizeChain } from './index.js'
+import { emptyBlockOverrides, type SimBlock } from './types.js'
+
+function block(o: { number?: bigint; time?: bigint } = {}): SimBlock {
+  return { blockOverrides: { ...emptyBlockOverrides(), ...o }, stateOverrides: undefined, calls: [] }
+}
+
+function codeOf(fn: () => unknown): number | undefined {
+  try {
+    fn()
+  } catch (err) {
+    return err instanceof SimulationError ? err.code : undefined
+  }
+  return undefined
+}
+
+describe('sanitizeChain (geth rules)', () => {
+  it('numbers blocks after the base and spaces them 12 s apart', () => {
+    const out = sanitizeChain([block(), block()], 54n, 540n)
+    expect(out.map((b) => [b.overrides.number, b.overrides.time])).toEqual([
+      [55n, 552n],
+      [56n, 564n],
+    ])
+  })
+
+  it('fills a gap in numbers with empty blocks, advancing the time', () => {
+    const out = sanitizeChain([block({ number: 58n })], 54n, 540n)
+    expect(out.map((b) => [b.overrides.number, b.overrides.time])).toEqual([
+      [55n, 552n],
+      [56n, 564n],
+      [57n, 576n],
+      [58n, 588n],
+    ])
+  })
+
+  it('refuses numbers or times that do not increase, and more than 256 blocks', () => {
+    expect(codeOf(() => sanitizeChain([block({ number: 54n })], 54n, 540n))).toBe(SIM_ERROR.blockNumberInvalid)
+    // the gap blocks advance the time first: 0x226 is then in the past
+    expect(codeOf(() => sanitizeChain([block({ number: 59n, time: 550n })], 54n, 540n))).toBe(
+      SIM_ERROR.blockTimestampInvalid,
+    )
+    expect(codeOf(() => sanitizeChain([block({ time: 540n })], 54n, 540n))).toBe(SIM_ERROR.blockTimestampInvalid)
+    expect(codeOf(() => sanitizeChain([block({ number: 54n + 257n })], 54n, 540n))).toBe(SIM_ERROR.clientLimitExceeded)
+  })
+})

@@ -1,0 +1,188 @@
+/**
+ * Log queries over a block range (eth_getLogs, eth_getFilterLogs):
+ *
+ *   criteria ─▶ range against the head (geth's errors) ─▶ range limit
+ *            ─▶ candidate blocks from the log index (src/chain/logIndex.ts): per address or
+ *               topic position the union of its alternatives, then the intersection of the
+ *               constrained dimensions (no constraint: the blocks that have logs at all)
+ *            ─▶ read and match only those blocks' receipts, in order, with the result limit
+ *
+ * A block the index does not cover yet is checked against its header bloom instead. The scan
+ * gives the event loop a turn every LOG_SCAN_SLICE_MS, so a query over many blocks never holds
+ * the main thread (and consensus timers) for long.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToBigInt } from '@ethereumjs/util'
+import { LOG_INDEX_ADDRESS, LOG_INDEX_ANY, LOG_INDEX_TOPIC, indexedBlocks, logIndexHead } from '../chain/logIndex.js'
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { BlockRef } from '../rpc/params/index.js'
+import { keccak256 } from '../util/crypto.js'
+import { filterErrors } from './errors.js'
+import {
+  bloomMayMatch,
+  collectMatches,
+  compileMatcher,
+  type LogBlock,
+  type LogMatcher,
+  type LogSelection,
+} from './match.js'
+
+/** Longest stretch of synchronous scanning before the event loop gets a turn. */
+export const LOG_SCAN_SLICE_MS = 5
+
+export interface LogQueryLimits {
+  /** Largest `to - from` accepted (geth --rpc.rangelimit); 0 = none. */
+  maxBlockRange: number
+  /** Most logs in one answer (reth --rpc.max-logs-per-response); 0 = none. */
+  maxResults: number
+}
+
+export interface LogQuery extends LogSelection {
+  blockHash: Uint8Array | undefined
+  fromBlock: BlockRef | undefined
+  toBlock: BlockRef | undefined
+}
+
+const EMPTY = new Uint8Array(0)
+/** Positions in the RLP header list. */
+const HEADER_BLOOM = 6
+const HEADER_NUMBER = 8
+const HEADER_TIMESTAMP = 11
+
+/** A block's LogBlock and header bloom from its stored bytes, without decoding the block. */
+function storedLogBlock(store: ChainStore, hash: Uint8Array): { lb: LogBlock; bloom: Uint8Array } | undefined {
+  const headerBytes = store.db.getSync('headers', hash)
+  const bodyBytes = store.db.getSync('bodies', hash)
+  if (headerBytes === undefined || bodyBytes === undefined) return undefined
+  const header = RLP.decode(headerBytes) as Uint8Array[]
+  // formatLog reads exactly these: hash, header.number, header.timestamp
+  const block = {
+    hash,
+    header: {
+      number: bytesToBigInt(header[HEADER_NUMBER] as Uint8Array),
+      timestamp: bytesToBigInt(header[HEADER_TIMESTAMP] as Uint8Array),
+    },
+  } as unknown as ChainBlock
+  let txs: (Uint8Array | Uint8Array[])[] | undefined
+  const txHash = (i: number) => {
+    txs ??= (RLP.decode(bodyBytes) as unknown as (Uint8Array | Uint8Array[])[][])[0] as (Uint8Array | Uint8Array[])[]
+    const tx = txs[i] as Uint8Array | Uint8Array[]
+    // typed transactions are stored as type ‖ payload, legacy ones as their RLP list
+    return keccak256(tx instanceof Uint8Array ? tx : RLP.encode(tx))
+  }
+  return { lb: { block, txHash }, bloom: header[HEADER_BLOOM] as Uint8Array }
+}
+
+/** A block reference of a filter as a number at `head` (default: latest). */
+export function resolveFilterBlock(store: ChainStore, ref: BlockRef | undefined, head: bigint): bigint {
+  if (ref === undefined) return head
+  switch (ref.kind) {
+    case 'number':
+      return ref.number
+    case 'tag':
+      return ref.tag === 'earliest' ? 0n : head
+    case 'hash': {
+      const block = store.getBlockByHash(ref.hash)
+      if (block === undefined) throw filterErrors.headerForHash()
+      return block.header.number
+    }
+  }
+}
+
+/** True when block `n` lies inside the numeric bounds of `q` (tags bound nothing, as in geth). */
+export function inRange(q: LogQuery, n: bigint): boolean {
+  if (q.fromBlock?.kind === 'number' && n < q.fromBlock.number) return false
+  if (q.toBlock?.kind === 'number' && n > q.toBlock.number) return false
+  return true
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/** Sorted union of sorted lists. */
+function union(lists: number[][]): number[] {
+  if (lists.length === 1) return lists[0] as number[]
+  return [...new Set(lists.flat())].sort((a, b) => a - b)
+}
+
+/** Blocks in [from, to] whose index entries can satisfy `m`, ascending. */
+export function candidateBlocks(store: ChainStore, m: LogMatcher, from: bigint, to: bigint): number[] {
+  const db = store.db
+  const dims: number[][] = []
+  if (m.addresses.length > 0) {
+    dims.push(union(m.addresses.map((a) => indexedBlocks(db, LOG_INDEX_ADDRESS, a, from, to))))
+  }
+  m.topics.forEach((position, i) => {
+    if (position === null || position.length === 0 || i > 3) return
+    dims.push(union(position.map((t) => indexedBlocks(db, LOG_INDEX_TOPIC + i, t, from, to))))
+  })
+  if (dims.length === 0) return indexedBlocks(db, LOG_INDEX_ANY, EMPTY, from, to)
+  dims.sort((a, b) => a.length - b.length)
+  let result = dims[0] as number[]
+  for (let d = 1; d < dims.length && result.length > 0; d++) {
+    const other = new Set(dims[d])
+    result = result.filter((n) => other.has(n))
+  }
+  return result
+}
+
+/** The logs matching `q`, in chain order. */
+export async function queryLogs(
+  store: ChainStore,
+  q: LogQuery,
+  limits: LogQueryLimits,
+): Promise<Record<string, unknown>[]> {
+  const m = compileMatcher(q)
+  const out: Record<string, unknown>[] = []
+  if (q.blockHash !== undefined) {
+    const stored = storedLogBlock(store, q.blockHash)
+    if (stored === undefined) throw filterErrors.unknownBlock()
+    const n = stored.lb.block.header.number
+    matchBlock(store, stored.lb, m, out, limits, n, n)
+    return out
+  }
+  const head = store.head.header.number
+  const from = resolveFilterBlock(store, q.fromBlock, head)
+  const to = resolveFilterBlock(store, q.toBlock, head)
+  if (to > head) throw filterErrors.beyondHead()
+  if (from > to) throw filterErrors.invalidRange()
+  if (limits.maxBlockRange > 0 && to - from > BigInt(limits.maxBlockRange))
+    throw filterErrors.rangeLimit(limits.maxBlockRange)
+
+  const indexed = logIndexHead(store.db) ?? -1n
+  const blocks: bigint[] =
+    from <= indexed ? candidateBlocks(store, m, from, to < indexed ? to : indexed).map(BigInt) : []
+  for (let n = indexed + 1n > from ? indexed + 1n : from; n <= to; n++) blocks.push(n)
+
+  let sliceStart = performance.now()
+  for (const n of blocks) {
+    const hash = store.getHashByNumber(n)
+    const stored = hash === undefined ? undefined : storedLogBlock(store, hash)
+    if (stored === undefined) continue
+    if (n > indexed && !bloomMayMatch(stored.bloom, m)) continue
+    matchBlock(store, stored.lb, m, out, limits, from, n)
+    if (performance.now() - sliceStart > LOG_SCAN_SLICE_MS) {
+      await yieldToEventLoop()
+      sliceStart = performance.now()
+    }
+  }
+  return out
+}
+
+function matchBlock(
+  store: ChainStore,
+  lb: LogBlock,
+  m: LogMatcher,
+  out: Record<string, unknown>[],
+  limits: LogQueryLimits,
+  from: bigint,
+  n: bigint,
+): void {
+  const receipts = store.getReceipts(lb.block.hash)
+  if (receipts === undefined || receipts.length === 0) return
+  const fitsUpTo = n > from ? n - 1n : from
+  collectMatches(lb, receipts, m, out, limits.maxResults, () =>
+    filterErrors.resultLimit(limits.maxResults, from, fitsUpTo),
+  )
+}

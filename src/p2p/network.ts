@@ -1,0 +1,143 @@
+/**
+ * ChainNetwork: everything an ibex node does over libp2p, on top of P2pHost — transaction gossip
+ * (our pool's new pending transactions out, peers' into our pool; one that became pending while
+ * no peer listened is held until one subscribes), IBFT consensus messages, announcements of
+ * inserted blocks, and block sync (sync.ts). It is also what net_peerCount, net_listening and
+ * eth_syncing read.
+ */
+import { bytesToHex } from '@ethereumjs/util'
+import { keccak256 } from 'ethereum-cryptography/keccak.js'
+
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { P2pConfig } from '../config/types.js'
+import type { Logger } from '../log.js'
+import type { TxPool } from '../txpool/index.js'
+import { P2pHost } from './host.js'
+import { loadNodeKey } from './identity.js'
+import { decodeBlockRef, encodeBlockRef, type ProtocolNames, protocolNames } from './protocol.js'
+import { BlockSync, type SyncStatus } from './sync.js'
+
+/** Hashes of transactions that came in by gossip, remembered so that our pool's "new pending" echo does not gossip them back. */
+export const TX_GOSSIP_SEEN_MAX = 16_384
+/** Transactions that became pending while no peer listened (just started), kept to send once one does. */
+export const TX_UNSENT_MAX = 1024
+
+/** What the RPC layer reads about the network (net_*, eth_syncing). */
+export interface NetworkInfo {
+  peerCount(): number
+  listening(): boolean
+  syncStatus(): SyncStatus | undefined
+}
+
+export interface ChainNetworkOptions {
+  config: P2pConfig
+  datadir: string
+  store: ChainStore
+  pool: TxPool
+  /** Verifies and commits a decided block from a peer. */
+  importBlock(bytes: Uint8Array): Promise<'imported' | 'known'>
+  log: Logger
+}
+
+export class ChainNetwork implements NetworkInfo {
+  readonly host: P2pHost
+  readonly names: ProtocolNames
+  readonly #sync: BlockSync
+  readonly #o: ChainNetworkOptions
+  readonly #fromGossip = new Set<string>()
+  readonly #unsent: Uint8Array[] = []
+
+  private constructor(host: P2pHost, names: ProtocolNames, opts: ChainNetworkOptions) {
+    this.host = host
+    this.names = names
+    this.#o = opts
+    this.#sync = new BlockSync({ host, names, store: opts.store, importBlock: opts.importBlock, log: opts.log })
+  }
+
+  /** start opens the libp2p node (identity from `<datadir>/node.key`) and joins the topics. */
+  static async start(opts: ChainNetworkOptions): Promise<ChainNetwork> {
+    const names = protocolNames(opts.store.genesisHash)
+    const host = await P2pHost.create({
+      port: opts.config.port,
+      bootnodes: opts.config.bootnodes,
+      privateKey: await loadNodeKey(opts.datadir),
+      contentTopics: [names.txTopic, names.blockTopic],
+      log: opts.log,
+    })
+    const net = new ChainNetwork(host, names, opts)
+    try {
+      await net.#sync.start()
+      net.#joinTopics()
+    } catch (err) {
+      await host.stop()
+      throw err
+    }
+    opts.log.info(`p2p: listening on ${host.addresses.join(', ')} (peer id ${host.peerId})`)
+    return net
+  }
+
+  #joinTopics(): void {
+    const { pool, log } = this.#o
+    const { host, names } = this
+    host.subscribe(names.txTopic, (raw) => {
+      const hashHex = bytesToHex(keccak256(raw))
+      this.#remember(hashHex)
+      pool.submit(raw).catch((err: Error) => {
+        this.#fromGossip.delete(hashHex)
+        log.debug(`p2p: gossiped transaction ${hashHex} not admitted: ${err.message}`)
+      })
+    })
+    pool.onNewTx((ptx) => {
+      if (this.#fromGossip.delete(ptx.hashHex)) return
+      // a transaction gossiped to nobody is marked seen and would never be sent again: hold it
+      if (host.subscriberCount(names.txTopic) > 0) host.publish(names.txTopic, ptx.tx.serialize())
+      else if (this.#unsent.length < TX_UNSENT_MAX) this.#unsent.push(ptx.tx.serialize())
+    })
+    host.onPeerSubscribed(names.txTopic, () => {
+      for (const raw of this.#unsent.splice(0)) host.publish(names.txTopic, raw)
+    })
+    host.subscribe(names.blockTopic, (data, from) => {
+      const ref = decodeBlockRef(data)
+      if (ref !== undefined && from !== '') this.#sync.noteHead(from, ref.number)
+    })
+  }
+
+  #remember(hashHex: string): void {
+    if (this.#fromGossip.size >= TX_GOSSIP_SEEN_MAX) {
+      const oldest = this.#fromGossip.values().next().value
+      if (oldest !== undefined) this.#fromGossip.delete(oldest)
+    }
+    this.#fromGossip.add(hashHex)
+  }
+
+  /** Consensus messages from peers go to `handler`. */
+  onIbftMessage(handler: (wire: Uint8Array) => void): void {
+    this.host.subscribe(this.names.ibftTopic, (data) => handler(data))
+  }
+
+  broadcastIbft(wire: Uint8Array): void {
+    this.host.publish(this.names.ibftTopic, wire)
+  }
+
+  /** Tells peers we have `block` (they fetch it if they lack it). */
+  announce(block: ChainBlock): void {
+    this.host.publish(this.names.blockTopic, encodeBlockRef({ number: block.header.number, hash: block.hash }))
+  }
+
+  peerCount(): number {
+    return this.host.peers().length
+  }
+
+  listening(): boolean {
+    return this.host.listening()
+  }
+
+  syncStatus(): SyncStatus | undefined {
+    return this.#sync.status()
+  }
+
+  async stop(): Promise<void> {
+    this.#sync.stop()
+    await this.host.stop()
+  }
+}

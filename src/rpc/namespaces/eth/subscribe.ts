@@ -1,0 +1,78 @@
+/**
+ * eth_subscribe / eth_unsubscribe of one WebSocket connection, answered as geth's rpc handler
+ * does: the first param names the subscription (`non-array args`, `expected subscription name
+ * as first argument`: -32602), an unknown name is -32601 `no "x" subscription in eth namespace`,
+ * the remaining params go through the subscription's decoders; unsubscribing an unknown id is
+ * -32000 `subscription not found`. The subscriptions themselves live in src/filters.
+ */
+import type { ChainEvents, SubscriptionKind } from '../../../filters/index.js'
+import { Subscriptions } from '../../../filters/index.js'
+import { ERROR_CODE, InvalidParamsError, RpcError, ServerError } from '../../errors.js'
+import { Bool, type FilterCriteria, FilterOptions, optional, stringParam } from '../../params/index.js'
+import { decodeParams, type RpcSession } from '../../server/dispatch.js'
+import type { ParamDecoder } from '../../types.js'
+
+interface SubscriptionDef {
+  kind: SubscriptionKind
+  /** Decoders of the params after the name. */
+  params: ParamDecoder<unknown>[]
+  options(args: unknown[]): { query?: FilterCriteria; fullTx?: boolean }
+}
+
+/** The eth subscriptions, by name (geth's FilterAPI subscription methods). */
+export const ETH_SUBSCRIPTIONS: Readonly<Record<string, SubscriptionDef>> = {
+  newHeads: { kind: 'newHeads', params: [], options: () => ({}) },
+  logs: {
+    kind: 'logs',
+    params: [FilterOptions],
+    options: ([criteria]) => ({ query: criteria as FilterCriteria }),
+  },
+  newPendingTransactions: {
+    kind: 'newPendingTransactions',
+    params: [optional(Bool, false)],
+    options: ([fullTx]) => ({ fullTx: fullTx as boolean }),
+  },
+}
+
+const NAME = stringParam('string') as ParamDecoder<unknown>
+
+/** One connection's eth subscriptions behind the dispatcher's RpcSession. */
+export class EthSubscriptionSession implements RpcSession {
+  readonly #subs: Subscriptions
+  readonly #enabled: boolean
+
+  /** `enabled`: whether the eth namespace is served at all. */
+  constructor(events: ChainEvents, send: (text: string) => void, enabled: boolean) {
+    this.#subs = new Subscriptions(events, send)
+    this.#enabled = enabled
+  }
+
+  subscribe(namespace: string, params: unknown): string {
+    if (!Array.isArray(params)) throw new InvalidParamsError('non-array args')
+    const name = params[0]
+    if (typeof name !== 'string') throw new InvalidParamsError('expected subscription name as first argument')
+    const def =
+      namespace === 'eth' && this.#enabled && Object.hasOwn(ETH_SUBSCRIPTIONS, name)
+        ? ETH_SUBSCRIPTIONS[name]
+        : undefined
+    if (def === undefined) {
+      throw new RpcError(ERROR_CODE.methodNotFound, `no ${JSON.stringify(name)} subscription in ${namespace} namespace`)
+    }
+    const args = decodeParams([NAME, ...def.params], params).slice(1)
+    return this.#subs.add(def.kind, def.options(args))
+  }
+
+  unsubscribe(id: string): boolean {
+    if (!this.#subs.remove(id)) throw new ServerError('subscription not found')
+    return true
+  }
+
+  /** Starts delivering the subscriptions whose ids were just answered. */
+  activate(): void {
+    this.#subs.activate()
+  }
+
+  close(): void {
+    this.#subs.close()
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * JSON-RPC over WebSocket on the HTTP port: an `Upgrade: websocket` request to any path of the
+ * JSON-RPC address becomes a connection (unless `[jsonrpc] ws = false`, then 400). Every message
+ * goes through the same dispatcher as HTTP bodies, with the connection's session, so all methods
+ * work and `eth_subscribe` / `eth_unsubscribe` manage the connection's subscriptions.
+ *
+ *   upgrade ─▶ Origin allowed by the CORS list (or absent)? ─no─▶ 403
+ *           ─▶ connection: message ─▶ dispatcher.handleBody(text, session) ─▶ send answer
+ *                                                          └─▶ session.activate() (notifications may flow)
+ *   send(text): more than `ws_max_buffered_bytes` still unsent ─▶ the client is too slow: terminate
+ *   every WS_PING_INTERVAL_MS a ping; no pong by the next one ─▶ terminate
+ *   close ─▶ session.close() (its subscriptions end with it)
+ */
+import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { type RawData, type WebSocket, WebSocketServer } from 'ws'
+import type { CorsPolicy } from './cors.js'
+import type { RpcDispatcher, RpcSession } from './dispatch.js'
+
+/** A silent peer is pinged this often and dropped when the previous ping went unanswered (geth: 30 s). */
+export const WS_PING_INTERVAL_MS = 30_000
+
+/** The session of one connection, as the transport drives it. */
+export interface WsSession extends RpcSession {
+  /** Called after each answer is sent: subscriptions it created may now notify. */
+  activate(): void
+  close(): void
+}
+
+export interface RpcWebSocketOptions<Ctx> {
+  dispatcher: RpcDispatcher<Ctx>
+  /** false: upgrades are refused with 400. */
+  enabled: boolean
+  /** Largest message accepted, bytes. */
+  maxPayloadBytes: number
+  /** A client with more unsent bytes than this is disconnected. */
+  maxBufferedBytes: number
+  cors: CorsPolicy | undefined
+  /** Makes the session of a new connection; `send` delivers one text frame (buffer-bounded). */
+  createSession(send: (text: string) => void): WsSession
+}
+
+class Connection {
+  readonly ws: WebSocket
+  readonly session: WsSession
+  alive = true
+  constructor(ws: WebSocket, createSession: (send: (text: string) => void) => WsSession, maxBuffered: number) {
+    this.ws = ws
+    this.session = createSession((text) => sendBounded(ws, text, maxBuffered))
+  }
+}
+
+function sendBounded(ws: WebSocket, text: string, maxBuffered: number): void {
+  if (ws.readyState !== ws.OPEN) return
+  if (ws.bufferedAmount > maxBuffered) {
+    // a close frame would queue behind the backlog: drop the connection at once
+    ws.terminate()
+    return
+  }
+  ws.send(text)
+}
+
+function refuse(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+}
+
+export class RpcWebSocketServer<Ctx> {
+  readonly #o: RpcWebSocketOptions<Ctx>
+  readonly #wss: WebSocketServer
+  readonly #connections = new Set<Connection>()
+  readonly #ping: NodeJS.Timeout
+
+  constructor(http: Server, options: RpcWebSocketOptions<Ctx>) {
+    this.#o = options
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes, perMessageDeflate: false })
+    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#onUpgrade(req, socket, head))
+    this.#ping = setInterval(() => this.#pingAll(), WS_PING_INTERVAL_MS)
+    this.#ping.unref()
+  }
+
+  get connections(): number {
+    return this.#connections.size
+  }
+
+  /** Closes every connection (their subscriptions end) and stops accepting upgrades. */
+  close(): void {
+    clearInterval(this.#ping)
+    for (const c of this.#connections) c.ws.terminate()
+    this.#wss.close()
+  }
+
+  #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!this.#o.enabled || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      refuse(socket, '400 Bad Request')
+      return
+    }
+    const origin = req.headers.origin
+    if (origin !== undefined && !(this.#o.cors?.isOriginAllowed(origin) ?? false)) {
+      refuse(socket, '403 Forbidden')
+      return
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws))
+  }
+
+  #onConnection(ws: WebSocket): void {
+    const conn = new Connection(ws, this.#o.createSession, this.#o.maxBufferedBytes)
+    this.#connections.add(conn)
+    ws.on('message', (data: RawData) => this.#onMessage(conn, data))
+    ws.on('pong', () => {
+      conn.alive = true
+    })
+    ws.on('error', () => ws.terminate())
+    ws.on('close', () => {
+      this.#connections.delete(conn)
+      conn.session.close()
+    })
+  }
+
+  #onMessage(conn: Connection, data: RawData): void {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)
+    const text = bytes.toString('utf8')
+    void this.#o.dispatcher.handleBody(text, conn.session).then((answer) => {
+      if (answer !== undefined) sendBounded(conn.ws, answer, this.#o.maxBufferedBytes)
+      conn.session.activate()
+    })
+  }
+
+  #pingAll(): void {
+    for (const c of this.#connections) {
+      if (!c.alive) {
+        c.ws.terminate()
+        continue
+      }
+      c.alive = false
+      c.ws.ping()
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The execution pool under faults, on a real node: eth_call's timeout and the tracer `timeout`
+ * stop a pure-compute loop (the worker running it is terminated and replaced), a worker killed
+ * mid-request answers -32603, full queues and oversized traces are refused with -32005 — and
+ * through all of it the main thread keeps answering and the node keeps serving.
+ *
+ * The loop is 3 bytes of runtime code (JUMPDEST PUSH0 JUMP). The crash is injected with
+ * IBEX_TEST_WORKER_EXIT (workers/execute.ts): a call to that address ends the worker thread.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Hex } from 'viem'
+import { DEV_ACCOUNTS } from '../helpers/dev.js'
+import { cleanupNodes, type IbexNode, rpc, rpcResponse, startNode, waitFor, waitForReceipt } from '../helpers/node.js'
+import { sendTx } from '../helpers/tx.js'
+
+/** Init code returning the runtime 5b5f56: JUMPDEST PUSH0 JUMP, a loop that only gas ends. */
+const SPIN_INITCODE: Hex = '0x625b5f565f526003601df3'
+/** The address whose calls kill the call worker (fault injection). */
+const CRASH_ADDRESS = `0x${'de'.repeat(20)}`
+const EVM_TIMEOUT_MS = 1000
+const TRACE_MAX_BYTES = 50_000_000
+/** A main thread answering eth_blockNumber slower than this is blocked. */
+const RESPONSIVE_MS = 250
+
+let node: IbexNode
+let spin: Hex
+const sender = DEV_ACCOUNTS[0]
+
+beforeAll(async () => {
+  process.env.IBEX_TEST_WORKER_EXIT = CRASH_ADDRESS
+  node = await startNode({
+    port: 'free',
+    args: [
+      '--http.api', 'eth,net,web3,txpool,debug',
+      '--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`,
+      '--exec.workers', '1',
+      '--exec.call-queue', '2',
+      '--exec.trace-queue', '1',
+      '--exec.trace-max-bytes', String(TRACE_MAX_BYTES),
+    ],
+  })
+  const hash = await sendTx(node.url, sender.privateKey, { to: null, data: SPIN_INITCODE, gas: 100_000n })
+  spin = (await waitForReceipt(node.url, hash)).contractAddress
+}, 60_000)
+
+afterAll(async () => {
+  delete process.env.IBEX_TEST_WORKER_EXIT
+  await cleanupNodes()
+})
+
+/** Milliseconds eth_blockNumber takes, worst of `n` tries. */
+async function worstBlockNumberMs(n: number): Promise<number> {
+  let worst = 0
+  for (let i = 0; i < n; i++) {
+    const t = performance.now()
+    await rpc(node.url, 'eth_blockNumber')
+    worst = Math.max(worst, performance.now() - t)
+  }
+  return worst
+}
+
+const spinCall = () => ({ from: sender.address, to: spin, gas: '0x2faf080' })
+
+async function stillServing(): Promise<void> {
+  expect(await rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest'])).toBe('0x')
+  expect(await rpc(node.url, 'eth_call', [spinCall(), 'latest']).catch((e) => e.message)).toMatch(/timeout = 1s/)
+  expect(await rpc(node.url, 'eth_estimateGas', [{ from: sender.address, to: DEV_ACCOUNTS[1].address, value: '0x1' }])).toBe('0x5208')
+}
+
+describe('timeouts', () => {
+  it('eth_call stops at the evm timeout; the main thread answers meanwhile', async () => {
+    const t0 = performance.now()
+    const pending = rpcResponse(node.url, 'eth_call', [spinCall(), 'latest'])
+    const worst = await worstBlockNumberMs(10)
+    const res = await pending
+    const elapsed = performance.now() - t0
+    expect(res.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 1s)' })
+    expect(elapsed).toBeGreaterThanOrEqual(EVM_TIMEOUT_MS - 50)
+    expect(elapsed).toBeLessThan(EVM_TIMEOUT_MS + 2000)
+    expect(worst).toBeLessThan(RESPONSIVE_MS)
+    await stillServing()
+  })
+
+  it('eth_estimateGas is bounded by the same timeout', async () => {
+    const res = await rpcResponse(node.url, 'eth_estimateGas', [spinCall()])
+    expect(res.error?.code).toBe(-32000)
+    await stillServing()
+  })
+
+  it('a trace stops at its `timeout` with geth\'s "execution timeout"', async () => {
+    for (const options of [{ timeout: '300ms' }, { timeout: '300ms', tracer: 'callTracer' }, { timeout: '300ms', tracer: 'prestateTracer' }]) {
+      const t0 = performance.now()
+      const res = await rpcResponse(node.url, 'debug_traceCall', [{ ...spinCall(), gas: '0x5f5e100' }, 'latest', { ...options, enableMemory: false, disableStack: true }])
+      const elapsed = performance.now() - t0
+      expect(res.error, JSON.stringify(options)).toEqual({ code: -32000, message: 'execution timeout' })
+      expect(elapsed).toBeLessThan(2500)
+    }
+    expect(await worstBlockNumberMs(3)).toBeLessThan(RESPONSIVE_MS)
+  })
+
+  it('a bad timeout is geth\'s Go duration error', async () => {
+    const res = await rpcResponse(node.url, 'debug_traceCall', [spinCall(), 'latest', { timeout: '5 s' }])
+    expect(res.error).toEqual({ code: -32000, message: 'time: unknown unit " s" in duration "5 s"' })
+  })
+})
+
+describe('faults and limits', () => {
+  it('a worker killed mid-request answers -32603; a new worker serves the next request', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await rpcResponse(node.url, 'eth_call', [{ to: CRASH_ADDRESS }, 'latest'])
+      expect(res.error?.code).toBe(-32603)
+      expect(await worstBlockNumberMs(3)).toBeLessThan(RESPONSIVE_MS)
+      // the replacement worker boots (module loading, ~1 s) before it takes calls
+      await waitFor(() => rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(() => true, () => false), { timeoutMs: 15_000, what: 'a replacement worker' })
+      await stillServing()
+    }
+  })
+
+  it('a full call queue refuses at once with -32005', async () => {
+    // one call runs on the only worker, two wait (call_queue = 2): the fourth is refused
+    const running = [0, 1, 2].map(() => rpcResponse(node.url, 'eth_call', [spinCall(), 'latest']))
+    await new Promise((r) => setTimeout(r, 100))
+    const t0 = performance.now()
+    const refused = await rpcResponse(node.url, 'eth_call', [spinCall(), 'latest'])
+    expect(performance.now() - t0).toBeLessThan(RESPONSIVE_MS)
+    expect(refused.error?.code).toBe(-32005)
+    expect(refused.error?.message).toMatch(/^limit exceeded/)
+    for (const r of await Promise.all(running)) expect(r.error?.message).toBe('execution aborted (timeout = 1s)')
+    await stillServing()
+  })
+
+  it('a trace larger than trace_max_bytes stops with -32005 instead of growing', async () => {
+    const res = await rpcResponse(node.url, 'debug_traceCall', [{ ...spinCall(), gas: '0x5f5e100' }, 'latest', { enableMemory: true, timeout: '30s' }])
+    expect(res.error?.code).toBe(-32005)
+    expect(res.error?.message).toContain(`exceeds the limit of ${TRACE_MAX_BYTES} bytes`)
+    await stillServing()
+  })
+})

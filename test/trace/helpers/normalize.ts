@@ -1,0 +1,109 @@
+/**
+ * Where anvil 1.7.1 (revm-inspectors) prints a trace differently from geth, rewrite anvil's answer
+ * to geth's form, one documented rule each, so the differential test compares everything else
+ * exactly. ibex follows geth (eth/tracers/logger/logger.go, eth/tracers/native/{call,prestate}.go):
+ *
+ *  struct logger
+ *   S1 `refund` 0 — geth: `json:"refund,omitempty"`, anvil prints `"refund":0`.
+ *   S2 `returnData` "0x", `memory` [] — geth writes them only when not empty (toLegacyJSON).
+ *   S3 out-of-gas step — anvil: `"error":"Some(OutOfGas)"` and gasCost = the gas left; geth:
+ *      `"error":"out of gas"` and gasCost = the opcode's full cost (interpreter.go logs `cost`
+ *      before failing). The error is mapped; the cost is checked on ibex's side instead
+ *      (dropOutOfGasCost: it must exceed the gas left).
+ *   S4 CREATE / CREATE2 gasCost — anvil adds the gas handed to the new contract; geth's opCreate
+ *      charges that after the step is logged, so gasCost is 32000 + memory + initcode words. The
+ *      callee's gas is the next (deeper) step's `gas`.
+ *  callTracer
+ *   C1 top frame `gas` — geth: the transaction's gas limit (OnEnter: `if depth == 0 { call.Gas =
+ *      t.gasLimit }`); anvil: the gas left after intrinsic gas.
+ *   C2 `position` of a log with `onlyTopCall` — geth counts the calls recorded in the frame (none:
+ *      OnEnter returns early for depth > 0), so 0; anvil counts the calls made before the log.
+ *  prestateTracer
+ *   P1 accounts the transaction created that did not exist before — geth drops them from the
+ *      prestate (OnTxEnd: `if s := t.pre[a]; s != nil && s.empty { delete(t.pre, a) }`); anvil
+ *      lists them as `{"balance":"0x0"}` (plus any storage slots read).
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: trace JSON
+type Json = any
+
+const ANVIL_ERRORS: Record<string, string> = {
+  'Some(OutOfGas)': 'out of gas',
+  'Some(MemoryOOG)': 'out of gas',
+  'Some(MemoryLimitOOG)': 'out of gas',
+  'Some(InvalidOperandOOG)': 'out of gas',
+  'Some(PrecompileOOG)': 'out of gas',
+}
+
+/** S1–S4 applied to a struct logger result (`{failed, gas, returnValue, structLogs}`). */
+export function gethStructLogs(trace: Json): Json {
+  const logs: Json[] = trace.structLogs.map((e: Json) => ({ ...e }))
+  for (let i = 0; i < logs.length; i++) {
+    const e = logs[i]
+    if (e.refund === 0) delete e.refund
+    if (e.returnData === '0x') delete e.returnData
+    if (Array.isArray(e.memory) && e.memory.length === 0) delete e.memory
+    if (typeof e.error === 'string' && e.error in ANVIL_ERRORS) e.error = ANVIL_ERRORS[e.error]
+    const next = logs[i + 1]
+    if ((e.op === 'CREATE' || e.op === 'CREATE2') && next !== undefined && next.depth > e.depth) e.gasCost -= next.gas
+  }
+  return { ...trace, structLogs: logs }
+}
+
+/** S3 on either side: removes gasCost of out-of-gas steps; returns the steps whose cost did not exceed the gas left. */
+export function dropOutOfGasCost(trace: Json): Json[] {
+  const bad: Json[] = []
+  for (const e of trace.structLogs) {
+    if (e.error !== 'out of gas') continue
+    if (typeof e.gasCost === 'number' && e.gasCost <= e.gas) bad.push({ ...e })
+    delete e.gasCost
+  }
+  return bad
+}
+
+/** C1 (and C2 with `onlyTopCall`): the top frame as geth writes it. */
+export function gethCallFrame(frame: Json, gasLimit: bigint, onlyTopCall = false): Json {
+  const top = { ...frame, gas: `0x${gasLimit.toString(16)}` }
+  if (onlyTopCall && Array.isArray(top.logs)) top.logs = top.logs.map((l: Json) => ({ ...l, position: '0x0' }))
+  return top
+}
+
+function createdBy(frame: Json, out: Set<string>): Set<string> {
+  if ((frame.type === 'CREATE' || frame.type === 'CREATE2') && typeof frame.to === 'string') out.add(frame.to.toLowerCase())
+  for (const c of frame.calls ?? []) createdBy(c, out)
+  return out
+}
+
+/** P1: drops from a (non-diff) prestate the accounts `callFrame` shows created, if they were empty. */
+export function gethPrestate(pre: Json, callFrame: Json): Json {
+  const created = createdBy(callFrame, new Set())
+  const out: Json = {}
+  for (const [addr, acc] of Object.entries<Json>(pre)) {
+    const empty = (acc.balance === '0x0' || acc.balance === undefined) && !acc.nonce && (acc.code === undefined || acc.code === '0x')
+    if (created.has(addr.toLowerCase()) && empty) continue
+    out[addr] = acc
+  }
+  return out
+}
+
+/** The path and both values of the first difference between two JSON values, or undefined. */
+export function firstDifference(a: Json, b: Json, path = '$'): string | undefined {
+  if (a === b) return undefined
+  const show = (v: Json) => JSON.stringify(v)?.slice(0, 300)
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    return `${path}: ibex ${show(a)} ≠ anvil ${show(b)}`
+  }
+  if (Array.isArray(a) && a.length !== b.length) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`)
+      if (d !== undefined) return d
+    }
+    return `${path}: ibex has ${a.length} items, anvil ${b.length}`
+  }
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const k of keys) {
+    const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`)
+    if (d !== undefined) return d
+  }
+  return undefined
+}

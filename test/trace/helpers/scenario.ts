@@ -1,0 +1,120 @@
+/**
+ * The transactions the tracer differential test replays on ibex and on anvil: contracts of
+ * test/trace/fixtures/Trace.sol deployed and exercised by dev account 0, each signed once and
+ * sent as the same bytes to both nodes, one transaction per block. Before each transaction anvil
+ * is given ibex's coinbase and the base fee of the block ibex mined it in, so balances — and so
+ * the prestate traces — match to the wei.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { encodeDeployData, encodeFunctionData, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { REPO_ROOT } from '../../helpers/compile.js'
+import { DEV_ACCOUNTS, DEV_CHAIN_ID } from '../../helpers/dev.js'
+import { type RpcReceipt, rpc, waitForReceipt } from '../../helpers/node.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: ABI JSON
+type Abi = any[]
+
+export interface Compiled {
+  abi: Abi
+  bytecode: Hex
+}
+
+/** Compiles Trace.sol (solc-js, Prague, optimizer on) once. */
+export function compileTraceContracts(): Record<string, Compiled> {
+  const require = createRequire(import.meta.url)
+  const solc = require('solc') as { compile(input: string): string }
+  const source = readFileSync(join(REPO_ROOT, 'test', 'trace', 'fixtures', 'Trace.sol'), 'utf8')
+  const input = {
+    language: 'Solidity',
+    sources: { 'Trace.sol': { content: source } },
+    settings: {
+      evmVersion: 'prague',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  }
+  const out = JSON.parse(solc.compile(JSON.stringify(input)))
+  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
+  if (errors.length > 0) throw new Error(`solc: ${JSON.stringify(errors)}`)
+  const result: Record<string, Compiled> = {}
+  for (const [name, c] of Object.entries(out.contracts['Trace.sol'] as Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>)) {
+    result[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }
+  }
+  return result
+}
+
+export interface SentTx {
+  name: string
+  hash: Hex
+  gas: bigint
+  /** The receipt on ibex (the same status and gasUsed on anvil is checked when sending). */
+  receipt: RpcReceipt
+}
+
+export interface Scenario {
+  txs: SentTx[]
+  addresses: Record<string, Hex>
+  contracts: Record<string, Compiled>
+  sender: Hex
+}
+
+const MAX_FEE_WEI = 10_000_000_000n
+const PRIORITY_FEE_WEI = 1_000_000_000n
+const DEFAULT_GAS = 3_000_000n
+
+/** Sends the scenario to both nodes; throws when the two disagree on a receipt. */
+export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: string): Promise<Scenario> {
+  const C = compileTraceContracts()
+  const key = DEV_ACCOUNTS[0].privateKey
+  const account = privateKeyToAccount(key)
+  await rpc(anvilUrl, 'anvil_setCoinbase', [coinbase])
+  let nonce = 0
+  const txs: SentTx[] = []
+  const addresses: Record<string, Hex> = {}
+
+  async function send(name: string, to: Hex | null, data: Hex, value = 0n, gas = DEFAULT_GAS): Promise<RpcReceipt> {
+    const raw = await account.signTransaction({
+      chainId: DEV_CHAIN_ID,
+      type: 'eip1559',
+      to,
+      data,
+      value,
+      gas,
+      nonce: nonce++,
+      maxFeePerGas: MAX_FEE_WEI,
+      maxPriorityFeePerGas: PRIORITY_FEE_WEI,
+    })
+    const hash = await rpc<Hex>(ibexUrl, 'eth_sendRawTransaction', [raw])
+    const receipt = await waitForReceipt(ibexUrl, hash)
+    const block = await rpc(ibexUrl, 'eth_getBlockByNumber', [receipt.blockNumber, false])
+    await rpc(anvilUrl, 'anvil_setNextBlockBaseFeePerGas', [block.baseFeePerGas])
+    const anvilHash = await rpc<Hex>(anvilUrl, 'eth_sendRawTransaction', [raw])
+    const other = await waitForReceipt(anvilUrl, anvilHash)
+    if (anvilHash !== hash || other.status !== receipt.status || other.gasUsed !== receipt.gasUsed || other.blockNumber !== receipt.blockNumber) {
+      throw new Error(`${name}: ibex and anvil disagree: ${JSON.stringify({ ibex: receipt, anvil: other })}`)
+    }
+    txs.push({ name, hash, gas, receipt })
+    return receipt
+  }
+  const call = (c: string, fn: string, args: unknown[] = []) => encodeFunctionData({ abi: C[c].abi, functionName: fn, args })
+
+  addresses.store = (await send('deploy Store', null, C.Store.bytecode)).contractAddress
+  await send('storage writes', addresses.store, call('Store', 'set', [42n]))
+  await send('storage clears (refund)', addresses.store, call('Store', 'clear'))
+  addresses.loop = (await send('deploy Loop', null, C.Loop.bytecode)).contractAddress
+  await send('loop', addresses.loop, call('Loop', 'run', [20n]))
+  await send('memory', addresses.loop, call('Loop', 'mem', [3n]))
+  addresses.parent = (await send('deploy Parent (CREATE in constructor, value)', null, C.Parent.bytecode, 5n)).contractAddress
+  await send('nested call with value and a caught revert', addresses.parent, call('Parent', 'nested'), 1000n)
+  await send('CREATE2', addresses.parent, call('Parent', 'deploy2', [`0x${'11'.repeat(32)}`]))
+  const tokenDeploy = encodeDeployData({ abi: C.Token.abi, bytecode: C.Token.bytecode, args: [1_000_000n] })
+  addresses.token = (await send('deploy Token', null, tokenDeploy)).contractAddress
+  await send('token transfer', addresses.token, call('Token', 'transfer', [DEV_ACCOUNTS[1].address, 123n]))
+  addresses.reverter = (await send('deploy Reverter', null, C.Reverter.bytecode)).contractAddress
+  await send('reverted transaction', addresses.reverter, call('Reverter', 'boom'), 0n, 100_000n)
+  await send('out of gas', addresses.loop, call('Loop', 'run', [1000n]), 0n, 60_000n)
+  return { txs, addresses, contracts: C, sender: account.address }
+}

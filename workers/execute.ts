@@ -1,0 +1,27 @@
+/**
+ * Piscina entry point of the call workers (ExecPool's `calls` lane): eth_call and
+ * eth_estimateGas on state read from the node's RocksDB, attached by handle. One ExecContext per
+ * thread, built before the first task (module top level) and kept: its trie-node cache and block
+ * cache stay warm across tasks. The thread never writes to or closes the database.
+ *
+ * Fault injection for tests: with IBEX_TEST_WORKER_EXIT=<address> in the environment, a call to
+ * that address ends the thread on the spot (as a native crash would), so tests can check that the
+ * node answers -32603 and replaces the worker. Unset, it costs one comparison per task.
+ */
+import { workerData } from 'node:worker_threads'
+import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
+import { type CallTask, runTask, type TaskResult } from '../src/exec/pool/tasks.js'
+
+/** Exit code of an injected crash. */
+const INJECTED_CRASH_EXIT_CODE = 70
+
+const crashAddress = process.env.IBEX_TEST_WORKER_EXIT?.toLowerCase()
+const context = await ExecContext.attach(workerData as ExecWorkerData)
+
+export default function execute(task: CallTask): Promise<TaskResult<unknown>> {
+  const to = task.request.to
+  if (crashAddress !== undefined && to !== undefined && `0x${Buffer.from(to).toString('hex')}` === crashAddress) {
+    process.exit(INJECTED_CRASH_EXIT_CODE)
+  }
+  return runTask(context, task)
+}
