@@ -27,7 +27,7 @@ export const REPO = (() => {
 export interface BenchNode {
   url: string
   pid: number
-  /** stdout lines with the time (performance.now()) they arrived. */
+  /** Output lines (stdout and stderr) with the time (performance.now()) they arrived. */
   lines: { at: number; text: string }[]
   stop(): Promise<void>
 }
@@ -66,15 +66,16 @@ export async function startBenchNode(args: string[]): Promise<BenchNode> {
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
   )
   const lines: BenchNode['lines'] = []
-  let partial = ''
-  child.stdout?.on('data', (d: Buffer) => {
-    const at = performance.now()
-    const text = partial + d.toString()
-    const parts = text.split('\n')
-    partial = parts.pop() ?? ''
-    for (const t of parts) lines.push({ at, text: t })
-  })
-  child.stderr?.resume()
+  // log lines (stdout and stderr), each stamped when it arrived
+  for (const stream of [child.stdout, child.stderr]) {
+    let partial = ''
+    stream?.on('data', (d: Buffer) => {
+      const at = performance.now()
+      const parts = (partial + d.toString()).split('\n')
+      partial = parts.pop() ?? ''
+      for (const t of parts) lines.push({ at, text: t })
+    })
+  }
   const url = `http://127.0.0.1:${port}`
   const pid = child.pid as number
   const exited = new Promise<void>((r) => child.once('exit', () => r()))

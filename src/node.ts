@@ -37,6 +37,7 @@ import { BlockBuilder } from './exec/blockBuilder.js'
 import { importBlocks } from './exec/importFile.js'
 import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
+import { type NodeOps, startNodeOps } from './ops/index.js'
 import { createRpcServer, type RunningRpc } from './rpc/index.js'
 import { TrieStore } from './state/index.js'
 import { openTxPool } from './txpool/chain.js'
@@ -49,6 +50,8 @@ export interface RunningNode {
   chainId: bigint
   validator: string | undefined
   genesisHash: string
+  /** Prometheus endpoint, when --metrics is on. */
+  metricsUrl?: string
   stop(): Promise<void>
 }
 
@@ -111,7 +114,7 @@ async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> 
 
 /** `ibex init`: creates the datadir and writes the genesis block. */
 export async function initNode(config: IbexConfig): Promise<{ genesisHash: string; chainId: bigint }> {
-  const log = createLogger(config.logLevel)
+  const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   const result = { genesisHash: bytesToHex(chain.store.genesisHash), chainId: chain.common.chainId() }
   await chain.db.close()
@@ -120,7 +123,7 @@ export async function initNode(config: IbexConfig): Promise<{ genesisHash: strin
 
 /** `ibex start`: opens the chain, serves JSON-RPC and, when this node is the validator, seals. */
 export async function startNode(config: IbexConfig): Promise<RunningNode> {
-  const log = createLogger(config.logLevel)
+  const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
   const rules = poolRules(config, chain.engine)
@@ -131,6 +134,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   let network: RunningNetwork | undefined
   let rpc: RunningRpc | undefined
   let exec: ExecPool | undefined
+  let ops: NodeOps | undefined
   try {
     await backfillLogIndex(store, log)
     const { loaded, kept } = await pool.start()
@@ -181,11 +185,26 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
       log.warn(`${validators.length} validators: IBFT needs p2p (--p2p.port / [p2p]); not producing blocks`)
     }
     exec = openExecPool(config, chain, log)
-    rpc = await createRpcServer({ config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network })
+    ops = await startNodeOps({
+      config,
+      chainDir: chainDir(config),
+      db,
+      store,
+      pool,
+      events,
+      engine: chain.engine,
+      chainId: common.chainId(),
+      exec,
+      network,
+      validators: validators.length,
+      log,
+    })
+    rpc = await createRpcServer({ config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network }, ops.rpc)
     sealer?.start()
     exec.start()
   } catch (err) {
     await rpc?.stop()
+    await ops?.stop()
     await network?.stop().catch(() => undefined)
     await pool.stop().catch(() => undefined)
     await exec?.close()
@@ -194,21 +213,27 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   }
   const running = rpc
   const workers = exec
+  const nodeOps = ops
   let stopping: Promise<void> | undefined
   return {
     url: running.url,
     chainId: common.chainId(),
     validator: validatorKey?.address,
     genesisHash: bytesToHex(store.genesisHash),
+    metricsUrl: nodeOps.metricsUrl,
     stop() {
       stopping ??= (async () => {
-        await running.stop()
+        // drain JSON-RPC first: running requests still need the pool, the workers and the database
+        const drain = await running.stop()
+        log.info(`json-rpc stopped: ${drain.inFlight - drain.cut} of ${drain.inFlight} running requests answered, ${drain.cut} cut`, { ...drain })
+        await nodeOps.stop()
         await network?.stop()
         await sealer?.stop()
         await pool.stop()
         // every worker reads the database: they must be gone before it closes
         await workers?.close()
         await db.close()
+        log.info('stopped cleanly: database closed')
       })()
       return stopping
     },
@@ -253,7 +278,7 @@ export async function exportChain(
   first?: bigint,
   last?: bigint,
 ): Promise<{ blocks: number; first: bigint; last: bigint }> {
-  const log = createLogger(config.logLevel)
+  const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   const out = openSync(file, 'w')
   try {
@@ -285,7 +310,7 @@ export async function importChain(
   config: IbexConfig,
   file: string,
 ): Promise<{ blocks: number; headNumber: bigint; headHash: string }> {
-  const log = createLogger(config.logLevel)
+  const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   try {
     const recipient = chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined

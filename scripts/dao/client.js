@@ -17,8 +17,8 @@ import { CONTRACTS_DIR, DEPLOYABLE } from './solc.js'
 
 /** RECEIPT_POLL_MS: the dev chain seals at once; receipts are polled this often. */
 const RECEIPT_POLL_MS = 10
-/** RECEIPT_TIMEOUT_MS: a transaction not mined by then is reported. */
-const RECEIPT_TIMEOUT_MS = 30_000
+/** RECEIPT_TIMEOUT_MS: a transaction not mined by then is reported (a batch of 150 seat approvals takes a while on a busy box). */
+const RECEIPT_TIMEOUT_MS = 120_000
 /**
  * Headroom over eth_estimateGas. The estimate runs at the head block's timestamp; the transaction
  * lands one block later, where a timestamp-keyed checkpoint (votes, stake history) is appended to

@@ -10,6 +10,8 @@ export interface RunningNode {
   chainId: bigint
   /** This node's validator address, when it validates. */
   validator: string | undefined
+  /** Prometheus endpoint, when --metrics is on. */
+  metricsUrl?: string
   stop(): Promise<void>
 }
 

@@ -8,6 +8,7 @@ import { runExport, runImport } from './commands/chain-io.js'
 import { runGenesis } from './commands/genesis.js'
 import { formatHelp, ibexVersion } from './commands/help.js'
 import { runInit } from './commands/init.js'
+import { runChainInfo, runFaucet } from './commands/ops.js'
 import { runStart } from './commands/start.js'
 import { type CliIo, processIo } from './io.js'
 import { type NodeApi, loadNodeApi } from './node-api.js'
@@ -39,6 +40,10 @@ export async function runCli(argv: string[], io: CliIo = processIo, nodeApi?: No
         return await runImport(config, extra, nodeApi ?? (await loadNodeApi()), io)
       case 'export':
         return await runExport(config, extra, nodeApi ?? (await loadNodeApi()), io)
+      case 'faucet':
+        return await runFaucet(config, io)
+      case 'chain-info':
+        return await runChainInfo(config, io)
     }
   } catch (err) {
     if (err instanceof ConfigError) {

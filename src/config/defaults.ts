@@ -3,7 +3,7 @@
  * starting point that the TOML file and then the flags override (src/config/load.ts).
  */
 import { availableParallelism } from 'node:os'
-import type { IbexConfig, LogLevel, NetworkName, RpcNamespace } from './types.js'
+import type { IbexConfig, LogFormat, LogLevel, NetworkName, RateLimitConfig, RpcNamespace } from './types.js'
 
 /** DEFAULT_NETWORK is what `ibex start` runs without --network: the production chain, as geth does; the dev chain is asked for explicitly (`npm start` passes --network dev). */
 export const DEFAULT_NETWORK: NetworkName = 'mainnet'
@@ -38,6 +38,46 @@ export const MAX_LOG_BLOCK_RANGE = 100_000
 export const MAX_LOG_RESULTS = 20_000
 /** WS_MAX_BUFFERED_BYTES (16 MiB): a WebSocket reader this far behind is disconnected instead of buffered without limit. */
 export const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+
+/** DEFAULT_VHOSTS is geth's: requests naming the host `localhost` (or any IP address, or no Host) pass; a public name must be listed. */
+export const DEFAULT_VHOSTS: readonly string[] = ['localhost']
+/** HTTP_MAX_CONNECTIONS (2000): far above what a few thousand clients keep open, far below LimitNOFILE (65536); past it a flood cannot exhaust descriptors. */
+export const HTTP_MAX_CONNECTIONS = 2000
+/** HTTP_HEADER_TIMEOUT_MS (10 s): a client that has not sent its headers by then is a slowloris, not a slow link. */
+export const HTTP_HEADER_TIMEOUT_MS = 10_000
+/** HTTP_READ_TIMEOUT_MS (30 s) is geth's ReadTimeout: a whole 5 MiB request arrives well inside it. */
+export const HTTP_READ_TIMEOUT_MS = 30_000
+/** HTTP_IDLE_TIMEOUT_MS (120 s) is geth's IdleTimeout for keep-alive connections. */
+export const HTTP_IDLE_TIMEOUT_MS = 120_000
+/** MAX_RESPONSE_BYTES (25 MB) is geth's --rpc.batch-response-max-size: bounds the memory one request can make the node hold. */
+export const MAX_RESPONSE_BYTES = 25_000_000
+/** SHUTDOWN_GRACE_MS (10 s): twice the eth_call time limit, so running calls finish; well inside systemd's 90 s stop timeout. */
+export const SHUTDOWN_GRACE_MS = 10_000
+/** RATE_LIMITS_OFF: the dev chain serves its one user without budgets. */
+export const RATE_LIMITS_OFF: Readonly<RateLimitConfig> = { requests: 0, call: 0, logs: 0, debug: 0, burstMs: 2000 }
+/**
+ * PUBLIC_RATE_LIMITS (per client IP, requests/s): 200 for everything — a busy dapp page polls a few
+ * per second, an indexer more, and one 4-core node serves ~10k/s in all; 40 eth_call/estimateGas
+ * (a few ms of a worker each); 10 getLogs (scans); 2 debug_* (seconds of a worker each). A bucket
+ * holds 2 s of its rate, so short bursts pass.
+ */
+export const PUBLIC_RATE_LIMITS: Readonly<RateLimitConfig> = { requests: 200, call: 40, logs: 10, debug: 2, burstMs: 2000 }
+
+/** METRICS_DEFAULT_HOST: Prometheus scrapes over loopback or a private network, never the public one. */
+export const METRICS_DEFAULT_HOST = '127.0.0.1'
+/** METRICS_DEFAULT_PORT (6060) is geth's metrics port. */
+export const METRICS_DEFAULT_PORT = 6060
+
+/** FAUCET_AMOUNT_WEI (1 coin): enough for thousands of test transactions at the 1 gwei price limit. */
+export const FAUCET_AMOUNT_WEI = 10n ** 18n
+/** FAUCET_COOLDOWN_MS (24 h): one grant per address and per client IP per day. */
+export const FAUCET_COOLDOWN_MS = 24 * 3600_000
+/** FAUCET_DAILY_BUDGET_WEI (500 coins): a drained faucet key cannot empty faster than operators notice. */
+export const FAUCET_DAILY_BUDGET_WEI = 500n * 10n ** 18n
+/** FAUCET_DEFAULT_PORT (8080): the faucet page sits behind the same reverse proxy as the RPC. */
+export const FAUCET_DEFAULT_PORT = 8080
+/** FAUCET_STATE_FILE: cooldowns and the day's spending, in the datadir, so a restart forgets nothing. */
+export const FAUCET_STATE_FILE = 'faucet-state.json'
 
 /** TXPOOL_PRICE_BUMP_PERCENT (10) is geth's: a replacement pays at least 10% more in fee cap and tip. */
 export const TXPOOL_PRICE_BUMP_PERCENT = 10
@@ -87,6 +127,14 @@ export const FOREIGN_CHAIN_PRICE_LIMIT_WEI = 1n
 export const DEFAULT_TOKEN_SYMBOL = 'IBX'
 /** DEFAULT_LOG_LEVEL shows start-up, blocks and warnings, not per-request lines. */
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info'
+/** DEFAULT_LOG_FORMAT is JSON (pino): journald and log shippers keep the fields; `text` is for a terminal. */
+export const DEFAULT_LOG_FORMAT: LogFormat = 'json'
+/** CHAIN_NAMES: what wallets show; placeholders like the token symbol, set in [chain] before launch. */
+export const CHAIN_NAMES: Readonly<Record<NetworkName, { name: string; shortName: string }>> = {
+  dev: { name: 'Ibex Dev', shortName: 'ibex-dev' },
+  testnet: { name: 'Ibex Testnet', shortName: 'tibex' },
+  mainnet: { name: 'Ibex Mainnet', shortName: 'ibex' },
+}
 /** DEFAULT_P2P_PORT is used when p2p is switched on (--p2p.port / --bootnodes / [p2p]) without a port. */
 export const DEFAULT_P2P_PORT = 30303
 
@@ -115,6 +163,7 @@ export function defaultConfig(network: NetworkName): IbexConfig {
     blockTimeMs: dev ? DEV_BLOCK_TIME_MS : NETWORK_BLOCK_TIME_MS,
     validatorKeyFile: undefined,
     logLevel: DEFAULT_LOG_LEVEL,
+    logFormat: DEFAULT_LOG_FORMAT,
     jsonrpc: {
       enabled: true,
       host: DEFAULT_HTTP_HOST,
@@ -130,8 +179,26 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       maxLogBlockRange: MAX_LOG_BLOCK_RANGE,
       maxLogResults: MAX_LOG_RESULTS,
       wsMaxBufferedBytes: WS_MAX_BUFFERED_BYTES,
+      vhosts: [...DEFAULT_VHOSTS],
+      trustedProxies: [],
+      maxConnections: HTTP_MAX_CONNECTIONS,
+      headerTimeoutMs: HTTP_HEADER_TIMEOUT_MS,
+      readTimeoutMs: HTTP_READ_TIMEOUT_MS,
+      idleTimeoutMs: HTTP_IDLE_TIMEOUT_MS,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      shutdownGraceMs: SHUTDOWN_GRACE_MS,
+      rateLimit: { ...(dev ? RATE_LIMITS_OFF : PUBLIC_RATE_LIMITS) },
     },
-    chain: { tokenSymbol: DEFAULT_TOKEN_SYMBOL, explorerUrl: '', rpcUrls: [] },
+    chain: {
+      tokenSymbol: DEFAULT_TOKEN_SYMBOL,
+      explorerUrl: '',
+      rpcUrls: [],
+      name: CHAIN_NAMES[network].name,
+      shortName: CHAIN_NAMES[network].shortName,
+      tokenName: DEFAULT_TOKEN_SYMBOL,
+      infoUrl: '',
+      faucetUrls: [],
+    },
     txpool: {
       priceLimit: dev ? DEV_PRICE_LIMIT_WEI : NETWORK_PRICE_LIMIT_WEI,
       priceBump: TXPOOL_PRICE_BUMP_PERCENT,
@@ -152,6 +219,18 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       traceMaxBytes: EXEC_TRACE_MAX_BYTES,
       workerHeapMb: EXEC_WORKER_HEAP_MB,
       cacheMb: EXEC_CACHE_MB,
+    },
+    metrics: { enabled: false, host: METRICS_DEFAULT_HOST, port: METRICS_DEFAULT_PORT },
+    faucet: {
+      rpcUrl: `http://${DEFAULT_HTTP_HOST}:${DEFAULT_HTTP_PORT}`,
+      keyFile: undefined,
+      amountWei: FAUCET_AMOUNT_WEI,
+      cooldownMs: FAUCET_COOLDOWN_MS,
+      dailyBudgetWei: FAUCET_DAILY_BUDGET_WEI,
+      host: DEFAULT_HTTP_HOST,
+      port: FAUCET_DEFAULT_PORT,
+      stateFile: FAUCET_STATE_FILE,
+      trustedProxies: [],
     },
   }
 }

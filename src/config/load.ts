@@ -71,7 +71,7 @@ export interface LoadedConfig {
 /** Environment variables read: IBEX_CONFIG (config file when --config is not given). */
 export type LoadEnv = Record<string, string | undefined>
 
-const NODE_COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis']
+const NODE_COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info']
 const FLAG_SETTINGS = new Map(SETTINGS.filter((s) => s.flag !== undefined).map((s) => [s.flag as string, s]))
 const COMMAND_FLAG_DEFS = new Map(COMMAND_FLAGS.map((f) => [f.flag, f]))
 
@@ -339,7 +339,7 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
   const tooMany = (max: number) => {
     if (args.length > max) throw new ConfigError(`unexpected argument ${JSON.stringify(args[max])} for ibex ${command}`)
   }
-  if (command === 'start' || command === 'init' || command === 'genesis') tooMany(0)
+  if (command === 'start' || command === 'init' || command === 'genesis' || command === 'faucet' || command === 'chain-info') tooMany(0)
   if (command === 'import' || command === 'export') {
     if (args.length === 0)
       throw new ConfigError(

@@ -18,6 +18,13 @@ import {
 import { ValueProblem } from './errors.js'
 import { JSONRPC_LIMIT_SETTINGS, TXPOOL_SETTINGS } from './settings-limits.js'
 import { EXEC_SETTINGS } from './settings-exec.js'
+import {
+  CHAIN_REGISTRY_SETTINGS,
+  FAUCET_SETTINGS,
+  JSONRPC_PROTECTION_SETTINGS,
+  LOG_SETTINGS,
+  METRICS_SETTINGS,
+} from './settings-ops.js'
 import { GENESIS_NETWORK_FLAGS, IBFT_SETTINGS } from './settings-network.js'
 import type { IbexConfig, P2pConfig } from './types.js'
 import {
@@ -41,8 +48,8 @@ import {
   parseWei,
 } from './values.js'
 
-export type Command = 'start' | 'init' | 'import' | 'export' | 'genesis' | 'help' | 'version'
-export const COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'help', 'version']
+export type Command = 'start' | 'init' | 'import' | 'export' | 'genesis' | 'faucet' | 'chain-info' | 'help' | 'version'
+export const COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info', 'help', 'version']
 
 /** Where a value came from, for resolving relative paths: file values resolve against the file's directory. */
 export interface ApplyContext {
@@ -169,6 +176,7 @@ export const SETTINGS: readonly SettingDef[] = [
       c.logLevel = v
     },
   }),
+  ...LOG_SETTINGS,
   setting({
     toml: ['jsonrpc', 'enabled'],
     defaultText: 'true',
@@ -277,6 +285,7 @@ export const SETTINGS: readonly SettingDef[] = [
     },
   }),
   ...JSONRPC_LIMIT_SETTINGS,
+  ...JSONRPC_PROTECTION_SETTINGS,
   setting({
     toml: ['chain', 'token_symbol'],
     defaultText: DEFAULT_TOKEN_SYMBOL,
@@ -304,6 +313,7 @@ export const SETTINGS: readonly SettingDef[] = [
       c.chain.rpcUrls = v
     },
   }),
+  ...CHAIN_REGISTRY_SETTINGS,
   setting({
     flag: 'price-limit',
     toml: ['txpool', 'price_limit'],
@@ -340,6 +350,8 @@ export const SETTINGS: readonly SettingDef[] = [
   }),
   ...IBFT_SETTINGS,
   ...EXEC_SETTINGS,
+  ...METRICS_SETTINGS,
+  ...FAUCET_SETTINGS,
 ]
 
 /** A flag that belongs to one command and lands in `extra`, not in IbexConfig. */

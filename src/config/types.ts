@@ -9,6 +9,9 @@ export type NetworkName = 'dev' | 'testnet' | 'mainnet'
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
+/** Log line format: `json` (one pino object per line, for journald/Loki) or `text` (for humans). */
+export type LogFormat = 'json' | 'text'
+
 /** Namespaces the JSON-RPC server can expose. `bor` is the block-producer layer's namespace. */
 export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'bor'
 
@@ -41,6 +44,65 @@ export interface JsonRpcConfig {
   maxLogResults: number
   /** A WebSocket client with more than this many bytes still unsent is disconnected. */
   wsMaxBufferedBytes: number
+  /** Host header values accepted (geth's --http.vhosts); `*` = any. Requests to an IP address or without Host always pass. */
+  vhosts: string[]
+  /** Peers (IPs or CIDRs) whose X-Forwarded-For names the client; others are the client themselves. */
+  trustedProxies: string[]
+  /** Most open HTTP/WS connections; more are closed at once. 0 = no limit. */
+  maxConnections: number
+  /** Time allowed to receive a request's headers, ms. */
+  headerTimeoutMs: number
+  /** Time allowed to receive a whole request (headers and body), ms. */
+  readTimeoutMs: number
+  /** An idle keep-alive connection is closed after this long, ms. */
+  idleTimeoutMs: number
+  /** Largest answer (a batch's answers together), bytes; past it calls answer -32003 `response too large`. 0 = no limit. */
+  maxResponseBytes: number
+  /** On shutdown, requests still running after this long are cut, ms. */
+  shutdownGraceMs: number
+  /** Per-client-IP request budgets (src/rpc/server/limits.ts). */
+  rateLimit: RateLimitConfig
+}
+
+/** Token-bucket budgets per client IP, in requests per second (each batch item counts); 0 = no limit. */
+export interface RateLimitConfig {
+  /** Every request. */
+  requests: number
+  /** eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 (also count in `requests`). */
+  call: number
+  /** eth_getLogs, eth_getFilterLogs (also count in `requests`). */
+  logs: number
+  /** debug_* (also count in `requests`). */
+  debug: number
+  /** A bucket holds this many seconds of its rate: the burst a quiet client may send at once, ms. */
+  burstMs: number
+}
+
+/** The Prometheus endpoint (src/ops/metrics.ts), off by default. */
+export interface MetricsConfig {
+  enabled: boolean
+  host: string
+  port: number
+}
+
+/** `ibex faucet` (src/ops/faucet): a testnet/dev faucet beside a node. */
+export interface FaucetConfig {
+  /** JSON-RPC URL of the node the faucet sends through. */
+  rpcUrl: string
+  /** File holding the faucet's private key (hex); undefined = not configured. */
+  keyFile: string | undefined
+  /** Wei sent per request. */
+  amountWei: bigint
+  /** An address, and a client IP, is served at most once per this long, ms. */
+  cooldownMs: number
+  /** Most wei sent per UTC day. */
+  dailyBudgetWei: bigint
+  host: string
+  port: number
+  /** Cooldown and budget state, relative to the datadir (survives restarts). */
+  stateFile: string
+  /** Peers (IPs or CIDRs) whose X-Forwarded-For names the client. */
+  trustedProxies: string[]
 }
 
 export interface ChainConfig {
@@ -50,6 +112,16 @@ export interface ChainConfig {
   explorerUrl: string
   /** Public RPC URLs of the network (informational). */
   rpcUrls: string[]
+  /** Network name shown to wallets and in the chain registry. */
+  name: string
+  /** Chain registry short name (EIP-3770 prefix). */
+  shortName: string
+  /** Name of the native token. */
+  tokenName: string
+  /** Project web page, for the chain registry. */
+  infoUrl: string
+  /** Faucet URLs, for the chain registry (testnets). */
+  faucetUrls: string[]
 }
 
 export interface TxPoolConfig {
@@ -91,6 +163,7 @@ export interface IbexConfig {
   /** File holding the validator's 32-byte secp256k1 private key as hex; default <datadir>/validator.key. */
   validatorKeyFile: string | undefined
   logLevel: LogLevel
+  logFormat: LogFormat
   jsonrpc: JsonRpcConfig
   chain: ChainConfig
   txpool: TxPoolConfig
@@ -100,6 +173,10 @@ export interface IbexConfig {
   ibft: IbftConfig
   /** The execution pool: worker threads for calls and traces (src/exec/pool). */
   exec: ExecConfig
+  /** Prometheus endpoint. */
+  metrics: MetricsConfig
+  /** `ibex faucet` settings. */
+  faucet: FaucetConfig
 }
 
 /** Execution pool settings ([exec]). */

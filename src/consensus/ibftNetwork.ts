@@ -109,6 +109,7 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
       })
       const v = validator
       net.onIbftMessage((wire) => v.engine.receive(wire))
+      net.onIbftPeer(() => v.engine.resend())
       v.start()
       log.info(`ibft: validating as ${key.address} from block ${store.head.header.number + 1n}`)
     }

@@ -109,7 +109,8 @@ export class IbftValidator implements IbftBackend {
     proposer: string | undefined,
   ): Promise<boolean> {
     if (this.#o.store.head.header.number + 1n !== height) return false
-    if (this.#executed.has(bytesToHex(proposalDigest(bytes)))) return true
+    const known = this.#executed.get(bytesToHex(proposalDigest(bytes)))
+    if (known !== undefined) return proposer === undefined || proposerOf(known) === proposer
     try {
       this.#keep(await this.#o.importer.verifyProposal(bytes, proposer))
       return true
@@ -138,4 +139,10 @@ export class IbftValidator implements IbftBackend {
     }
     this.#executed.set(bytesToHex(block.hash), block)
   }
+}
+
+/** Lowercase hex address that made an executed block's proposer seal. */
+function proposerOf(block: ExecutedBlock): string {
+  const extra = decodeExtra(block.headerRaw[12] as Uint8Array)
+  return bytesToHex(recoverProposerSeal(block.hash, extra.proposerSeal))
 }

@@ -32,8 +32,8 @@ import { P2P_MAX_FRAME_BYTES } from './protocol.js'
 export const P2P_LISTEN_HOST = '0.0.0.0'
 /** Bootnodes that are not connected are dialled again this often. */
 export const P2P_REDIAL_INTERVAL_MS = 2_000
-/** A dial that has not connected by then is given up (until the next redial). */
-export const P2P_DIAL_TIMEOUT_MS = 5_000
+/** A dial that has not connected by then is given up until the next redial (generous: a Noise handshake on a saturated CPU takes seconds). */
+export const P2P_DIAL_TIMEOUT_MS = 10_000
 /** A request whose response has not ended by then is aborted. */
 export const P2P_REQUEST_TIMEOUT_MS = 15_000
 /** Connections kept at most (validator sets and their full nodes are small). */

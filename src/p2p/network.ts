@@ -115,6 +115,11 @@ export class ChainNetwork implements NetworkInfo {
     this.host.subscribe(this.names.ibftTopic, (data) => handler(data))
   }
 
+  /** Calls `fn` when a peer starts listening to consensus messages (a validator joined or came back). */
+  onIbftPeer(fn: () => void): void {
+    this.host.onPeerSubscribed(this.names.ibftTopic, fn)
+  }
+
   broadcastIbft(wire: Uint8Array): void {
     this.host.publish(this.names.ibftTopic, wire)
   }

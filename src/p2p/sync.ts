@@ -80,7 +80,15 @@ export class BlockSync {
     })
     host.onPeerConnect((peer) => void this.#askStatus(peer))
     this.#timer = setInterval(() => {
-      for (const peer of host.peers()) void this.#askStatus(peer)
+      const peers = host.peers()
+      const connected = new Set(peers)
+      for (const known of [...this.#heads.keys(), ...this.#distrusted.keys()]) {
+        if (!connected.has(known)) {
+          this.#heads.delete(known)
+          this.#distrusted.delete(known)
+        }
+      }
+      for (const peer of peers) void this.#askStatus(peer)
     }, SYNC_STATUS_INTERVAL_MS)
     this.#timer.unref()
   }

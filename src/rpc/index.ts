@@ -16,22 +16,30 @@ import { netNamespace } from './namespaces/net.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
 import { web3Namespace } from './namespaces/web3.js'
 import { CorsPolicy } from './server/cors.js'
-import { RpcHttpServer } from './server/http.js'
+import { type DrainReport, type HealthReport, type HttpObserver, RpcHttpServer } from './server/http.js'
 import { RpcWebSocketServer } from './server/ws.js'
 import type { Namespace } from './types.js'
 
 export interface RunningRpc {
   url: string
   backend: Backend
-  stop(): Promise<void>
+  /** Drains and stops the transports; reports requests running at the start and those cut. */
+  stop(): Promise<DrainReport>
+}
+
+/** Operations hooks (src/ops): metrics and the /ready check. */
+export interface RpcOps {
+  metrics?: HttpObserver
+  /** GET /ready; `draining` is true once stop() began. */
+  ready?: (draining: boolean) => HealthReport
 }
 
 export const NAMESPACES: Namespace<Backend>[] = [ethNamespace, netNamespace, web3Namespace, debugNamespace, debugTraceNamespace, txpoolNamespace]
 
-export async function createRpcServer(deps: BackendDeps): Promise<RunningRpc> {
+export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {
   const backend = new Backend(deps)
   const rpc = deps.config.jsonrpc
-  const server = new RpcHttpServer<Backend>({
+  const server: RpcHttpServer<Backend> = new RpcHttpServer<Backend>({
     host: rpc.host,
     port: rpc.port,
     corsOrigins: rpc.corsOrigins,
@@ -42,6 +50,17 @@ export async function createRpcServer(deps: BackendDeps): Promise<RunningRpc> {
     ctx: backend,
     onInternalError: (err, method) =>
       deps.log.error(`${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    vhosts: rpc.vhosts,
+    trustedProxies: rpc.trustedProxies,
+    rateLimit: rpc.rateLimit,
+    maxConnections: rpc.maxConnections,
+    headerTimeoutMs: rpc.headerTimeoutMs,
+    readTimeoutMs: rpc.readTimeoutMs,
+    idleTimeoutMs: rpc.idleTimeoutMs,
+    maxResponseBytes: rpc.maxResponseBytes,
+    shutdownGraceMs: rpc.shutdownGraceMs,
+    metrics: ops.metrics,
+    ready: ops.ready === undefined ? undefined : () => (ops.ready as (d: boolean) => HealthReport)(server.isDraining),
     health: () => {
       const head = backend.store.head
       const ageSeconds = Math.floor(Date.now() / 1000) - Number(head.header.timestamp)
@@ -49,7 +68,14 @@ export async function createRpcServer(deps: BackendDeps): Promise<RunningRpc> {
     },
   })
   if (!rpc.enabled) {
-    return { url: '', backend, stop: async () => backend.filters.close() }
+    return {
+      url: '',
+      backend,
+      stop: async () => {
+        backend.filters.close()
+        return { inFlight: 0, cut: 0 }
+      },
+    }
   }
   const ethServed = rpc.api.includes('eth')
   const ws = new RpcWebSocketServer(server.httpServer, {
@@ -64,7 +90,7 @@ export async function createRpcServer(deps: BackendDeps): Promise<RunningRpc> {
   const stop = async () => {
     ws.close()
     backend.filters.close()
-    await server.stop()
+    return server.stop()
   }
   return { url, backend, stop }
 }

@@ -21,7 +21,7 @@ const lines: string[] = []
 beforeAll(async () => {
   const node = await startNode()
   r = await runDemo({ chain: new Chain(node.url), log: (l) => lines.push(l) })
-}, 120_000)
+}, 240_000)
 
 afterAll(async () => {
   if (process.env.DAO_DEMO_LOG) console.log(lines.join('\n'))

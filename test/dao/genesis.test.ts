@@ -19,6 +19,8 @@ import { REPO_ROOT } from '../helpers/compile.js'
 import { cleanupNodes, type IbexNode, startNode } from '../helpers/node.js'
 
 const DAY = 86_400
+/** BUILD_TIMEOUT_MS: solc-js compiles 90 sources (about 10 s idle, several times that on a busy box). */
+const BUILD_TIMEOUT_MS = 240_000
 const role = (name: string) => keccak256(toUtf8Bytes(name))
 const ADMIN_ROLE = `0x${'00'.repeat(32)}`
 
@@ -172,5 +174,5 @@ describe('the build', () => {
     const input = JSON.parse(readFileSync(join(REPO_ROOT, 'contracts', 'build', 'solc-input.json'), 'utf8'))
     expect(input.settings.evmVersion).toBe('prague')
     expect(Object.keys(input.sources)).toContain('contracts/dao/ValidatorDAO.sol')
-  }, 120_000)
+  }, BUILD_TIMEOUT_MS)
 })

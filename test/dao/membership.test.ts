@@ -14,6 +14,8 @@ import { COIN, DaoFixture, formHash, KYC } from './helpers.js'
 const APPLY_GAS = 500_000n
 const APPROVE_GAS = 800_000n
 const BLOCK_GAS_LIMIT = 30_000_000n
+/** FULL_HOUSE_TIMEOUT_MS: ~375 transactions and ~75M gas through the EVM (about 30 s on an idle 2-core box). */
+const FULL_HOUSE_TIMEOUT_MS = 240_000
 
 let f: DaoFixture
 
@@ -260,7 +262,7 @@ describe('a full house', () => {
     // the late application cannot be seated
     expect(await g.revert(g.a.ops, 'ValidatorDAO', 'approveApplication', [lateId], 'TierFull')).toEqual(['3'])
     await g.tx(g.a.ops, 'ValidatorDAO', 'rejectApplication', [lateId, keccak256('0x')])
-  })
+  }, FULL_HOUSE_TIMEOUT_MS)
 
   it('the 11th Tier I, 41st Tier II, 101st Tier III and any 151st seat revert', async () => {
     const [newcomer] = await g.users(1, 30n)

@@ -31,6 +31,17 @@ const COMMAND_DOCS: readonly CommandDoc[] = [
     synopsis: 'ibex genesis --validators N --out DIR',
     summary: 'write validator keys and a genesis.json for an IBFT network',
   },
+  {
+    name: 'faucet',
+    usage: 'ibex faucet --config FILE',
+    summary: 'serve the testnet faucet ([faucet] in the config file)',
+  },
+  {
+    name: 'chain-info',
+    usage: 'ibex chain-info [--network NAME] [--config FILE]',
+    synopsis: 'ibex chain-info --network NAME',
+    summary: 'print the chain-registry entry and wallet (EIP-3085) parameters',
+  },
   { name: 'help', usage: 'ibex help [COMMAND]', summary: "show this help, or one command's" },
   { name: 'version', usage: 'ibex version', summary: 'print the version' },
 ]
@@ -68,7 +79,7 @@ export function formatHelp(topic?: Command): string {
   if (topic === undefined || topic === 'help' || topic === 'version') {
     lines.push(`ibex ${ibexVersion()}: EVM node with Istanbul BFT finality`, '', 'Usage:')
     lines.push(...columns(COMMAND_DOCS.map((c) => [c.synopsis ?? c.usage, c.summary])))
-    lines.push('', 'Flags of start, init, import, export and genesis:', ...columns(flagRows()))
+    lines.push('', 'Flags of start, init, import, export, genesis, faucet and chain-info:', ...columns(flagRows()))
     lines.push('', 'Flags of genesis only:', ...columns(commandFlagRows('genesis')))
   } else {
     const doc = COMMAND_DOCS.find((c) => c.name === topic) as CommandDoc

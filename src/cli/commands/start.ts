@@ -20,6 +20,7 @@ export function formatStartBanner(config: IbexConfig, node: RunningNode, version
     `Validator:      ${node.validator ?? 'none (this node follows)'}`,
     `Data directory: ${config.datadir}`,
   ]
+  if (node.metricsUrl !== undefined) lines.push(`Metrics:        ${node.metricsUrl}`)
   if (config.network === 'dev' && config.genesisFile === undefined) {
     const accounts = devAccounts(DEV_ACCOUNT_COUNT)
     const coins = (DEV_ACCOUNT_BALANCE_WEI / 10n ** 18n).toLocaleString('en-US')

@@ -80,6 +80,21 @@ describe('IbftEngine, one height', () => {
     expect(engine.state).toBe('commit')
   })
 
+  it('resend() repeats what it said at this height (for a validator that joins late), nothing after a new height', async () => {
+    const { engine, backend, timers } = makeEngine(0)
+    engine.start(H)
+    timers.advance(0)
+    await settle()
+    const said = backend.sent.length // PREPREPARE + PREPARE
+    expect(said).toBe(2)
+    engine.resend()
+    expect(backend.sent.slice(said)).toEqual(backend.sent.slice(0, said))
+    engine.onNewHead(H)
+    const before = backend.sent.length
+    engine.resend()
+    expect(backend.sent.length).toBe(before)
+  })
+
   it('ignores a PREPREPARE from a validator that is not the round proposer, and an invalid block', async () => {
     const { engine, backend } = makeEngine(1)
     engine.start(H)
@@ -179,6 +194,21 @@ describe('IbftEngine, one height', () => {
     engine.receive(wire(signPrePrepare(v0, H, 0n, fakeBlock(H, 'old'), [])))
     await settle()
     expect(backend.verified).toHaveLength(1)
+  })
+
+  it('keeps PREPAREs of a future round: they count once the round’s proposal arrives', async () => {
+    const { engine, backend } = makeEngine(3)
+    engine.start(H)
+    const block = fakeBlock(H, 'R1')
+    const rcc = [v0, v1, v2].map((s) => signRoundChange(s, H, 1n, undefined))
+    const pp = signPrePrepare(v1, H, 1n, block, rcc)
+    for (const s of [v0, v2]) engine.receive(wire(signPrepare(s, H, 1n, pp.digest)))
+    expect(engine.round).toBe(0n)
+    engine.receive(wire(pp)) // a valid RCC for round 1: follow it
+    await settle()
+    expect(engine.round).toBe(1n)
+    expect(engine.state).toBe('commit') // own PREPARE + the two kept ones
+    expect(ofCode(sentBy(backend), MessageCode.COMMIT).map((c) => c.round)).toEqual([1n])
   })
 
   it('f+1 ROUND_CHANGEs for higher rounds pull a validator up to the lowest of them', () => {

@@ -48,6 +48,8 @@ export const IBFT_MAX_FUTURE_HEIGHTS = 16
 export const IBFT_MAX_FUTURE_MESSAGES = 2048
 /** Rounds of the current height kept; with timeouts doubling per round, real rounds stay far below. */
 export const IBFT_MAX_ROUNDS_KEPT = 32
+/** Own messages of the current height kept for resend() (a round needs at most four of them). */
+export const IBFT_OWN_MESSAGES_KEPT = 16
 /** While waiting in a round > 0 without a proposal, our ROUND_CHANGE is re-sent this often, so validators that (re)joined late learn the round (capped by the round-timeout base). */
 export const IBFT_ROUND_CHANGE_RESEND_MS = 1000
 
@@ -58,6 +60,8 @@ export class IbftEngine {
   readonly #me: string
   readonly #rounds = new HeightRounds(IBFT_MAX_ROUNDS_KEPT)
   readonly #future = new FutureMessages(IBFT_MAX_FUTURE_HEIGHTS, IBFT_MAX_FUTURE_MESSAGES)
+  /** What we sent at this height (wire bytes, oldest first), for peers that join late. */
+  readonly #sent: Uint8Array[] = []
   #ctx: HeightContext | undefined
   #height = 0n
   #round = 0n
@@ -95,6 +99,7 @@ export class IbftEngine {
     this.#rounds.clear()
     this.#prepared = undefined
     this.#ownRoundChange = undefined
+    this.#sent.length = 0
     this.#height = height
     this.#round = 0n
     this.#ctx = this.#o.backend.context(height)
@@ -112,6 +117,12 @@ export class IbftEngine {
     if (number + 1n > this.#height) this.start(number + 1n)
   }
 
+  /** Sends again what we said at this height: a validator that just joined (or came back) catches up with the round. */
+  resend(): void {
+    if (this.#state === 'idle') return
+    for (const wire of this.#sent) this.#o.backend.broadcast(wire)
+  }
+
   stop(): void {
     this.#clearTimers()
     this.#epoch++
@@ -120,14 +131,13 @@ export class IbftEngine {
 
   /** Handles wire bytes from a peer; invalid messages are dropped (logged at debug). */
   receive(wire: Uint8Array): void {
-    let msg: IbftMessage
+    let msg: IbftMessage | undefined
     try {
       msg = decodeMessage(wire)
     } catch (err) {
       this.#log.debug(`ibft: dropped a message: ${(err as Error).message}`)
-      return
     }
-    this.deliver(msg)
+    if (msg !== undefined) this.deliver(msg)
   }
 
   /** Handles an authenticated message (decoded from a peer, or our own). */
@@ -242,19 +252,15 @@ export class IbftEngine {
   }
 
   #blockFor(digest: Uint8Array, attached: Uint8Array | undefined): Uint8Array | undefined {
-    if (attached !== undefined) return attached
-    if (this.#prepared !== undefined && equalsBytes(this.#prepared.certificate.proposal.digest, digest))
-      return this.#prepared.proposal
-    for (const rc of this.#rounds.at(this.#round).roundChanges.values()) {
-      if (rc.proposal !== undefined && rc.preparedDigest !== undefined && equalsBytes(rc.preparedDigest, digest))
-        return rc.proposal
-    }
-    return undefined
+    const own = this.#prepared
+    if (attached === undefined && own !== undefined && equalsBytes(own.certificate.proposal.digest, digest))
+      return own.proposal
+    return attached ?? this.#rounds.at(this.#round).preparedBlock(digest)
   }
 
   /** Sends our own PREPREPARE and accepts it without re-verifying (the backend built or verified it). */
   #propose(pp: PrePrepare): void {
-    this.#o.backend.broadcast(encodeMessage(pp))
+    this.#broadcast(encodeMessage(pp))
     this.#log.info(`ibft: proposed block ${pp.height} round ${pp.round} ${bytesToHex(pp.digest)}`)
     this.#accept(pp)
   }
@@ -350,12 +356,13 @@ export class IbftEngine {
     this.#clearTimers()
     this.#state = 'final'
     const epoch = this.#epoch
+    const seals = votes.map((v) => v.seal)
     const block: Finalized = {
       height: pp.height,
       round,
       digest: pp.digest,
       proposal: pp.proposal,
-      committedSeals: votes.map((v) => v.seal),
+      committedSeals: seals,
     }
     this.#log.info(
       `ibft: block ${pp.height} ${bytesToHex(pp.digest)} decided in round ${round} (${votes.length} seals)`,
@@ -379,25 +386,21 @@ export class IbftEngine {
 
   /** f+1 validators want rounds above ours: at least one honest one timed out, so follow to the lowest of them. */
   #checkRoundJump(ctx: HeightContext): void {
-    if (this.#state === 'final') return
-    const highest = new Map<string, bigint>()
-    for (const rc of this.#rounds.roundChanges()) {
-      if (rc.round > (highest.get(rc.senderHex) ?? -1n)) highest.set(rc.senderHex, rc.round)
-    }
-    const wanted = [...highest.values()].filter((r) => r > this.#round).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
-    if (wanted.length < ctx.weakQuorum) return
-    const target = wanted[ctx.weakQuorum - 1] as bigint
-    if (this.#state !== 'new-round' && this.#state !== 'prepare' && this.#state !== 'commit') return
-    this.#log.info(
-      `ibft: height ${this.#height}: ${wanted.length} validators are past round ${this.#round}, moving to ${target}`,
-    )
+    const target = this.#rounds.jumpTarget(this.#round, ctx.weakQuorum)
+    if (this.#state === 'final' || target === undefined) return
+    this.#log.info(`ibft: height ${this.#height}: f+1 validators are past round ${this.#round}, moving to ${target}`)
     this.#changeRound(target)
     this.#tryProposeRoundChange()
   }
 
   /** Broadcasts our message and handles it as if received (our votes count toward our quorums). */
   #send(msg: IbftMessage): void {
-    this.#o.backend.broadcast(encodeMessage(msg))
+    this.#broadcast(encodeMessage(msg))
     this.deliver(msg)
+  }
+
+  #broadcast(wire: Uint8Array): void {
+    if (this.#sent.push(wire) > IBFT_OWN_MESSAGES_KEPT) this.#sent.shift()
+    this.#o.backend.broadcast(wire)
   }
 }

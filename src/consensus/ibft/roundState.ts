@@ -19,6 +19,15 @@ export class RoundMessages {
   readonly commits = new Map<string, Commit>()
   readonly roundChanges = new Map<string, RoundChange>()
 
+  /** A block with IBFT hash `digest` that one of the ROUND_CHANGEs carries (their prepared block). */
+  preparedBlock(digest: Uint8Array): Uint8Array | undefined {
+    for (const rc of this.roundChanges.values()) {
+      if (rc.proposal !== undefined && rc.preparedDigest !== undefined && equalsBytes(rc.preparedDigest, digest))
+        return rc.proposal
+    }
+    return undefined
+  }
+
   /** The PREPAREs (or COMMITs) in `map` that vote for `digest`. */
   static votesFor<T extends Prepare | Commit>(map: Map<string, T>, digest: Uint8Array): T[] {
     const out: T[] = []
@@ -58,6 +67,19 @@ export class HeightRounds {
   /** Every round's ROUND_CHANGE messages, for the f+1 round-jump rule. */
   *roundChanges(): Iterable<RoundChange> {
     for (const rs of this.#rounds.values()) yield* rs.roundChanges.values()
+  }
+
+  /**
+   * The f+1 rule: when `weakQuorum` validators have asked (ROUND_CHANGE) for rounds above `current`,
+   * the lowest of the `weakQuorum` highest such rounds; else undefined.
+   */
+  jumpTarget(current: bigint, weakQuorum: number): bigint | undefined {
+    const highest = new Map<string, bigint>()
+    for (const rc of this.roundChanges()) {
+      if (rc.round > (highest.get(rc.senderHex) ?? -1n)) highest.set(rc.senderHex, rc.round)
+    }
+    const wanted = [...highest.values()].filter((r) => r > current).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
+    return wanted.length < weakQuorum ? undefined : wanted[weakQuorum - 1]
   }
 
   clear(): void {

@@ -19,7 +19,7 @@ import type { Address } from '@ethereumjs/util'
 import { toData, toQuantity } from '../../rpc/hex.js'
 import { decodeRevertReason } from '../../rpc/errors.js'
 import { gethVmError } from '../errors.js'
-import { goJson, OP_CALL, OP_CALLCODE, OP_CREATE, OP_CREATE2, OP_DELEGATECALL, OP_STATICCALL } from './opcodes.js'
+import { gethOpName, goJson, OP_CALL, OP_CALLCODE, OP_CREATE, OP_CREATE2, OP_DELEGATECALL, OP_STATICCALL } from './opcodes.js'
 import type { CallTracerConfig } from './options.js'
 import type { JsonSink } from './sink.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
@@ -84,6 +84,8 @@ export class CallTracer implements Tracer {
   #txGasLimit = 0n
   #txTo: string | undefined
   #lastOp = 0
+  /** geth's name of the last opcode run (for `invalid opcode: NAME`). */
+  #lastOpName = ''
   #logIndex = 0
 
   constructor(cfg: CallTracerConfig, sink: JsonSink) {
@@ -100,6 +102,7 @@ export class CallTracer implements Tracer {
   step(step: InterpreterStep): void {
     const code = step.opcode.code
     this.#lastOp = code
+    this.#lastOpName = step.opcode.name
     if (!this.#cfg.withLog || code < LOG0 || code > LOG4) return
     const stack = step.stack
     const n = stack.length
@@ -193,7 +196,7 @@ export class CallTracer implements Tracer {
       frame.output = output
       return
     }
-    frame.error = err === 'revert' ? 'execution reverted' : gethVmError(err)
+    frame.error = err === 'revert' ? 'execution reverted' : err === 'invalid opcode' ? `invalid opcode: ${gethOpName(this.#lastOpName, this.#lastOp)}` : gethVmError(err)
     if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined
     if (err !== 'revert' || output.length === 0) return
     frame.output = output

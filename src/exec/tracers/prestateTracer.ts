@@ -164,9 +164,11 @@ export class PrestateTracer implements Tracer {
   async #processDiffState(): Promise<void> {
     const sm = this.#sm()
     for (const [key, pre] of this.#pre) {
-      if (this.#deleted.has(key)) continue
       const address = new Address(Buffer.from(key.slice(2), 'hex'))
       const account = await sm.getAccount(address)
+      // destroyed accounts stay in `pre` only; since EIP-6780 SELFDESTRUCT destroys only a
+      // contract created in the same transaction, otherwise it just moves the balance
+      if (this.#deleted.has(key) && account === undefined) continue
       const post: PostAccount = { storage: new Map() }
       let modified = false
       const balance = account?.balance ?? 0n

@@ -34,6 +34,7 @@ import {
 import { FilterId } from '../params/scalars.js'
 import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
 import { RawJson } from '../types.js'
+import { RESPONSE_TOO_LARGE_CODE, RESPONSE_TOO_LARGE_MESSAGE } from './limits.js'
 
 export type JsonRpcId = string | number | boolean | null
 
@@ -60,13 +61,21 @@ export interface DispatcherOptions<Ctx> {
   maxBatchItems: number
   /** Told about every error toJsonRpcError cannot classify (answered -32603): a bug to log. */
   onInternalError?: (err: unknown, method: string) => void
+  /** Largest answer, bytes (a batch's answers together); calls past it answer -32003 `response too large`, as geth's batch limit. 0 or absent = no limit. */
+  maxResponseBytes?: number
+  /** Told about every call run (metrics). */
+  observe?: CallObserver
 }
+
+/** Sees each call once answered: its method, its error code (undefined = success) and the seconds it took. */
+export type CallObserver = (method: string, errorCode: number | undefined, seconds: number) => void
 
 const PARSE_ERROR_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
 const EMPTY_BATCH_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'
 const INVALID_REQUEST = toJsonRpcError(new InvalidRequestError('invalid request'))
 const BATCH_TOO_LARGE = toJsonRpcError(new InvalidRequestError('batch too large'))
 const NOTIFICATIONS_UNSUPPORTED = new NotificationsUnsupportedError()
+const RESPONSE_TOO_LARGE: JsonRpcErrorObject = { code: RESPONSE_TOO_LARGE_CODE, message: RESPONSE_TOO_LARGE_MESSAGE }
 
 /** JSON whitespace only (or nothing): geth reads no message and writes no answer. */
 const BLANK_RE = /^[ \t\n\r]*$/
@@ -187,6 +196,8 @@ export class RpcDispatcher<Ctx> {
   private readonly ctx: Ctx
   private readonly maxBatchItems: number
   private readonly onInternalError: ((err: unknown, method: string) => void) | undefined
+  private readonly maxResponseBytes: number
+  private readonly observe: CallObserver | undefined
 
   constructor(options: DispatcherOptions<Ctx>) {
     const methods = new Map<string, MethodDef<Ctx>>()
@@ -202,6 +213,8 @@ export class RpcDispatcher<Ctx> {
     this.ctx = options.ctx
     this.maxBatchItems = options.maxBatchItems
     this.onInternalError = options.onInternalError
+    this.maxResponseBytes = options.maxResponseBytes ?? 0
+    this.observe = options.observe
   }
 
   /** Answers one HTTP body or WebSocket message: the JSON text to send, or undefined for none. Never rejects. */
@@ -213,9 +226,16 @@ export class RpcDispatcher<Ctx> {
     } catch {
       return PARSE_ERROR_BODY
     }
+    return this.handleParsed(parsed, session)
+  }
+
+  /** handleBody after JSON.parse (the HTTP transport parses first when it rate-limits). Never rejects. */
+  async handleParsed(parsed: unknown, session?: RpcSession): Promise<string | undefined> {
     if (!Array.isArray(parsed)) {
       const answer = await this.handleMessage(parsed, session)
-      return answer === undefined ? undefined : this.serialize(answer)
+      if (answer === undefined) return undefined
+      const text = this.serialize(answer)
+      return this.fits(text, 0) ? text : this.serialize(new JsonRpcResponse(answer.id, RESPONSE_TOO_LARGE, undefined))
     }
     const n = parsed.length
     if (n === 0) return EMPTY_BATCH_BODY
@@ -226,11 +246,18 @@ export class RpcDispatcher<Ctx> {
     for (let i = 0; i < n; i++) pending[i] = this.handleMessage(parsed[i], session)
     const answers = await Promise.all(pending)
     let body = ''
+    let over = false
     for (let i = 0; i < n; i++) {
       const answer = answers[i]
       if (answer === undefined) continue
       body += body === '' ? '[' : ','
-      body += this.serialize(answer)
+      // geth: once the answers pass the limit, that one and all after it are `response too large`
+      const text = over ? '' : this.serialize(answer)
+      if (!over && this.fits(text, body.length)) body += text
+      else {
+        over = true
+        body += this.serialize(new JsonRpcResponse(answer.id, RESPONSE_TOO_LARGE, undefined))
+      }
     }
     return body === '' ? undefined : `${body}]`
   }
@@ -247,6 +274,7 @@ export class RpcDispatcher<Ctx> {
     const method = env.methodName
     let result: unknown
     let error: JsonRpcErrorObject | undefined
+    const startedMs = this.observe === undefined ? 0 : performance.now()
     try {
       result = await this.call(method, env.params, session)
     } catch (err) {
@@ -254,6 +282,7 @@ export class RpcDispatcher<Ctx> {
       // Only what toJsonRpcError could not classify is a bug worth reporting.
       if (error.code === ERROR_CODE.internal && !(err instanceof RpcError)) this.report(err, method)
     }
+    if (this.observe !== undefined) this.observeCall(method, error, startedMs)
     return isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, result) : undefined
   }
 
@@ -279,6 +308,22 @@ export class RpcDispatcher<Ctx> {
       if (env?.isCall) return env.id as JsonRpcId
     }
     return null
+  }
+
+  /** True when `text` still fits the response cap after `before` bytes (a lower bound: string length). */
+  private fits(text: string, before: number): boolean {
+    const max = this.maxResponseBytes
+    if (max === 0) return true
+    if ((before + text.length) * 3 <= max) return true
+    return before + Buffer.byteLength(text) <= max
+  }
+
+  private observeCall(method: string, error: JsonRpcErrorObject | undefined, startedMs: number): void {
+    try {
+      this.observe?.(method, error?.code, (performance.now() - startedMs) / 1000)
+    } catch {
+      // metrics must not take the answer down
+    }
   }
 
   private report(err: unknown, method: string): void {

@@ -4,9 +4,17 @@
  *   POST (any path) ── Content-Length > max? ──▶ 413 `content length too large (N>M)`
  *                   ── Content-Type not JSON? ──▶ 415 `invalid content type, only application/json is supported`
  *                   ── body (counted while streaming; over max ▶ 413) ──▶ dispatcher ──▶ 200 JSON
- *   GET / HEAD (any path) ──▶ health(): 200 or 503 with a JSON body
+ *   GET / HEAD /ready ──▶ ready(): 200 or 503 with a JSON body (load balancers)
+ *   GET / HEAD (any other path) ──▶ health(): 200 or 503 with a JSON body
  *   OPTIONS ──▶ CORS preflight, 204
  *   anything else ──▶ 405 `method not allowed`
+ *
+ * Public-endpoint protection (limits.ts), when configured: a Host outside the vhosts list is 403
+ * `invalid host specified` before anything else; a body is parsed here, its items counted against
+ * the client IP's token buckets and, over budget, answered 429 with Retry-After and -32005 per
+ * call; connections over `maxConnections` are closed at once; slow headers/bodies time out.
+ * stop() drains: new connections are refused, answers carry `Connection: close`, requests still
+ * running after the grace period are cut (and counted).
  *
  * Transport errors are text/plain with a trailing newline (Go's http.Error). CORS headers follow
  * the allow-list (cors.ts). Connections are kept alive; stop() closes idle ones at once and busy
@@ -14,10 +22,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { RpcNamespace } from '../../config/types.js'
+import type { RateLimitConfig, RpcNamespace } from '../../config/types.js'
 import type { Namespace } from '../types.js'
 import { CorsPolicy } from './cors.js'
-import { RpcDispatcher } from './dispatch.js'
+import { type CallObserver, RpcDispatcher } from './dispatch.js'
+import { clientAddress, countCalls, limitExceededBody, ProxyList, RateLimiter, type Refusal, VhostPolicy } from './limits.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
 export const HTTP_IDLE_TIMEOUT_MS = 120_000
@@ -25,6 +34,8 @@ export const HTTP_IDLE_TIMEOUT_MS = 120_000
 export const HTTP_READ_TIMEOUT_MS = 30_000
 /** After stop(), connections still busy this long are cut. */
 export const HTTP_STOP_GRACE_MS = 5_000
+/** How often node:http checks header/request timeouts (its default, 30 s, would let a slowloris hold a socket 3× the header timeout). */
+export const HTTP_TIMEOUT_CHECK_MS = 1_000
 
 /** Media types geth accepts for a JSON-RPC body. */
 const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest'])
@@ -49,20 +60,62 @@ export interface RpcHttpServerOptions<Ctx> {
   enabledApis: readonly RpcNamespace[]
   ctx: Ctx
   health: () => HealthReport
+  /** GET /ready; absent = same as health. */
+  ready?: () => HealthReport
   /** Told about handler bugs (errors that are not RpcErrors). */
   onInternalError?: (err: unknown, method: string) => void
+  /** Host header names accepted (`*` any); absent or empty = no check. */
+  vhosts?: readonly string[]
+  /** Proxies whose X-Forwarded-For names the client. */
+  trustedProxies?: readonly string[]
+  /** Per-client-IP budgets; absent or all 0 = none. */
+  rateLimit?: RateLimitConfig
+  /** Most open connections; 0 or absent = no limit. */
+  maxConnections?: number
+  headerTimeoutMs?: number
+  readTimeoutMs?: number
+  idleTimeoutMs?: number
+  /** Response cap, bytes (dispatch.ts); 0 or absent = none. */
+  maxResponseBytes?: number
+  /** How long stop() lets running requests finish. */
+  shutdownGraceMs?: number
+  /** Metrics hooks (src/ops/metrics.ts). */
+  metrics?: HttpObserver
+}
+
+/** What the transport tells metrics. */
+export interface HttpObserver {
+  /** Per call (batch items too): method, error code or undefined, seconds. */
+  call: CallObserver
+  /** A POST started (in-flight +1). */
+  requestStarted(): void
+  /** A POST's answer was sent or its connection closed (in-flight −1). */
+  requestEnded(): void
+  /** A batch of `items` arrived. */
+  batch(items: number): void
+  /** A body was refused by the rate limiter. */
+  limited(parsed: unknown, refusal: Refusal): void
+}
+
+/** What stop() reports: requests that were running when it began, and those cut at the grace period. */
+export interface DrainReport {
+  inFlight: number
+  cut: number
 }
 
 /** Per-request body reading state, kept on the request so the stream listeners need no closure. */
 class BodyReader {
   readonly server: RpcHttpServer<unknown>
   readonly res: ServerResponse
+  /** The client IP the rate limiter charges ('' when it is off). */
+  readonly client: string
   chunks: Buffer[]
   received: number
   done: boolean
-  constructor(server: RpcHttpServer<unknown>, res: ServerResponse) {
+  constructor(server: RpcHttpServer<unknown>, res: ServerResponse, client: string) {
     this.server = server
     this.res = res
+    this.client = client
     this.chunks = []
     this.received = 0
     this.done = false
@@ -94,7 +147,15 @@ function onBodyEnd(this: ReadingRequest): void {
   const chunks = reader.chunks
   reader.chunks = []
   const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, reader.received)).toString('utf8')
-  void reader.server.answer(reader.res, text)
+  void reader.server.answer(reader.res, text, reader.client)
+}
+
+const kServer = Symbol('ibex.rpc.server')
+type TrackedResponse = ServerResponse & { [kServer]: RpcHttpServer<unknown> }
+
+/** A POST's answer is out or its connection is gone: it is no longer in flight. */
+function onPostClosed(this: TrackedResponse): void {
+  this[kServer].postEnded()
 }
 
 function onBodyError(this: ReadingRequest): void {
@@ -119,6 +180,11 @@ function sendJson(res: ServerResponse, status: number, body: string | undefined)
   res.end(body)
 }
 
+/** True for `/ready` (with or without a query string). */
+function isReadyPath(url: string | undefined): boolean {
+  return url !== undefined && (url === '/ready' || url.startsWith('/ready?'))
+}
+
 /** The media type of a Content-Type header, lowercased, without parameters. */
 function mediaType(header: string | undefined): string {
   if (header === undefined) return ''
@@ -134,27 +200,49 @@ export class RpcHttpServer<Ctx> {
   /** Shared with the WebSocket transport (ws.ts). */
   readonly dispatcher: RpcDispatcher<Ctx>
   private readonly health: () => HealthReport
+  private readonly ready: () => HealthReport
   private readonly server: Server
+  private readonly vhosts: VhostPolicy | undefined
+  private readonly proxies: ProxyList
+  private readonly limiter: RateLimiter | undefined
+  private readonly metrics: HttpObserver | undefined
+  private readonly shutdownGraceMs: number
+  /** POSTs whose answer is not out yet. */
+  private inFlight = 0
+  private draining = false
 
   constructor(options: RpcHttpServerOptions<Ctx>) {
     this.maxBodyBytes = options.maxBodyBytes
     this.host = options.host
     this.port = options.port
     this.cors = CorsPolicy.fromOrigins(options.corsOrigins)
+    this.metrics = options.metrics
     this.dispatcher = new RpcDispatcher({
       namespaces: options.namespaces,
       enabledApis: options.enabledApis,
       ctx: options.ctx,
       maxBatchItems: options.maxBatchItems,
       onInternalError: options.onInternalError,
+      maxResponseBytes: options.maxResponseBytes,
+      observe: options.metrics?.call,
     })
     this.health = options.health
+    this.ready = options.ready ?? options.health
+    const vhosts = options.vhosts ?? []
+    this.vhosts = vhosts.length === 0 ? undefined : new VhostPolicy(vhosts)
+    this.proxies = new ProxyList(options.trustedProxies ?? [])
+    this.limiter = options.rateLimit === undefined ? undefined : RateLimiter.from(options.rateLimit)
+    this.shutdownGraceMs = options.shutdownGraceMs ?? HTTP_STOP_GRACE_MS
+    const readTimeout = options.readTimeoutMs ?? HTTP_READ_TIMEOUT_MS
     this.server = createServer({
       keepAlive: true,
-      keepAliveTimeout: HTTP_IDLE_TIMEOUT_MS,
-      requestTimeout: HTTP_READ_TIMEOUT_MS,
-      headersTimeout: HTTP_READ_TIMEOUT_MS,
+      keepAliveTimeout: options.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS,
+      requestTimeout: readTimeout,
+      // node:http wants headersTimeout <= requestTimeout
+      headersTimeout: Math.min(options.headerTimeoutMs ?? HTTP_READ_TIMEOUT_MS, readTimeout),
+      connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS,
     })
+    if ((options.maxConnections ?? 0) > 0) this.server.maxConnections = options.maxConnections as number
     this.server.on('request', this.onRequest.bind(this))
   }
 
@@ -177,22 +265,48 @@ export class RpcHttpServer<Ctx> {
     })
   }
 
-  /** Stops accepting, closes idle keep-alive connections now and busy ones after their answer. */
-  stop(): Promise<void> {
-    if (!this.server.listening) return Promise.resolve()
+  /**
+   * Stops accepting, closes idle keep-alive connections now and busy ones after their answer (sent
+   * with `Connection: close`); requests still running after the grace period are cut.
+   */
+  stop(): Promise<DrainReport> {
+    const report: DrainReport = { inFlight: this.inFlight, cut: 0 }
+    this.draining = true
+    this.limiter?.close()
+    if (!this.server.listening) return Promise.resolve(report)
     return new Promise((resolve, reject) => {
-      const grace = setTimeout(() => this.server.closeAllConnections(), HTTP_STOP_GRACE_MS)
+      const grace = setTimeout(() => {
+        report.cut = this.inFlight
+        this.server.closeAllConnections()
+      }, this.shutdownGraceMs)
       grace.unref()
       this.server.close((err) => {
         clearTimeout(grace)
         if (err) reject(err)
-        else resolve()
+        else resolve(report)
       })
       this.server.closeIdleConnections()
     })
   }
 
+  /** True once stop() began: /ready answers 503 so load balancers move on. */
+  get isDraining(): boolean {
+    return this.draining
+  }
+
+  /** @internal A POST's answer is out (or its connection closed). */
+  postEnded(): void {
+    this.inFlight--
+    this.metrics?.requestEnded()
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    if (this.vhosts !== undefined && !this.vhosts.allows(req.headers.host)) {
+      sendText(res, 403, 'invalid host specified')
+      req.resume()
+      return
+    }
+    if (this.draining) res.setHeader('Connection', 'close')
     const cors = this.cors
     if (cors !== undefined) {
       if (cors.isPreflight(req)) {
@@ -209,7 +323,7 @@ export class RpcHttpServer<Ctx> {
         return
       case 'GET':
       case 'HEAD':
-        this.onHealth(res)
+        this.onHealth(res, isReadyPath(req.url) ? this.ready : this.health)
         return
       case 'OPTIONS':
         sendJson(res, 200, undefined)
@@ -233,26 +347,52 @@ export class RpcHttpServer<Ctx> {
       req.resume()
       return
     }
+    this.inFlight++
+    this.metrics?.requestStarted()
+    const tracked = res as TrackedResponse
+    tracked[kServer] = this as RpcHttpServer<unknown>
+    tracked.once('close', onPostClosed)
+    const client = this.limiter === undefined ? '' : clientAddress(req, this.proxies)
     const reading = req as ReadingRequest
-    reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res)
+    reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res, client)
     reading.on('data', onBodyData)
     reading.on('end', onBodyEnd)
     reading.on('error', onBodyError)
   }
 
   /** @internal Runs the dispatcher on a complete body and writes its answer. Never rejects. */
-  async answer(res: ServerResponse, body: string): Promise<void> {
+  async answer(res: ServerResponse, body: string, client: string): Promise<void> {
     try {
-      sendJson(res, 200, await this.dispatcher.handleBody(body))
+      if (this.limiter === undefined && this.metrics === undefined) {
+        sendJson(res, 200, await this.dispatcher.handleBody(body))
+        return
+      }
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(body)
+      } catch {
+        // not JSON (or blank): the dispatcher's own answer, charged as one request
+        parsed = undefined
+      }
+      const counts = countCalls(parsed)
+      if (Array.isArray(parsed)) this.metrics?.batch(parsed.length)
+      const refusal = this.limiter?.admit(client, counts, Date.now())
+      if (refusal !== undefined) {
+        this.metrics?.limited(parsed, refusal)
+        res.setHeader('Retry-After', String(refusal.retryAfterSeconds))
+        sendJson(res, 429, limitExceededBody(parsed, refusal))
+        return
+      }
+      sendJson(res, 200, await (parsed === undefined ? this.dispatcher.handleBody(body) : this.dispatcher.handleParsed(parsed)))
     } catch {
       if (!res.headersSent) sendText(res, 500, 'internal server error')
     }
   }
 
-  private onHealth(res: ServerResponse): void {
+  private onHealth(res: ServerResponse, check: () => HealthReport): void {
     let report: HealthReport
     try {
-      report = this.health()
+      report = check()
     } catch {
       report = { ok: false, body: undefined }
     }

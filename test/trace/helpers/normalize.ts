@@ -10,6 +10,9 @@
  *      `"error":"out of gas"` and gasCost = the opcode's full cost (interpreter.go logs `cost`
  *      before failing). The error is mapped; the cost is checked on ibex's side instead
  *      (dropOutOfGasCost: it must exceed the gas left).
+ *   S5 an opcode that fails while it runs (INVALID, a bad jump …) — anvil puts the failure on the
+ *      step (`"error":"Some(InvalidFEOpcode)"`); geth logs the step before running it and has no
+ *      OnFault hook in the struct logger, so the step carries no error.
  *   S4 CREATE / CREATE2 gasCost — anvil adds the gas handed to the new contract; geth's opCreate
  *      charges that after the step is logged, so gasCost is 32000 + memory + initcode words. The
  *      callee's gas is the next (deeper) step's `gas`.
@@ -20,9 +23,11 @@
  *      OnEnter returns early for depth > 0), so 0; anvil counts the calls made before the log.
  *  prestateTracer
  *   P1 accounts the transaction created that did not exist before — geth drops them from the
- *      prestate (OnTxEnd: `if s := t.pre[a]; s != nil && s.empty { delete(t.pre, a) }`); anvil
- *      lists them as `{"balance":"0x0"}` (plus any storage slots read).
+ *      prestate (OnTxEnd: `if s := t.pre[a]; s != nil && s.empty { delete(t.pre, a) }`), also
+ *      when the CREATE failed; anvil lists them as `{"balance":"0x0"}` (plus any slots read).
  */
+
+import { getContractAddress } from 'viem'
 
 // biome-ignore lint/suspicious/noExplicitAny: trace JSON
 type Json = any
@@ -44,6 +49,7 @@ export function gethStructLogs(trace: Json): Json {
     if (e.returnData === '0x') delete e.returnData
     if (Array.isArray(e.memory) && e.memory.length === 0) delete e.memory
     if (typeof e.error === 'string' && e.error in ANVIL_ERRORS) e.error = ANVIL_ERRORS[e.error]
+    else if (typeof e.error === 'string' && e.error.startsWith('Some(')) delete e.error
     const next = logs[i + 1]
     if ((e.op === 'CREATE' || e.op === 'CREATE2') && next !== undefined && next.depth > e.depth) e.gasCost -= next.gas
   }
@@ -68,15 +74,29 @@ export function gethCallFrame(frame: Json, gasLimit: bigint, onlyTopCall = false
   return top
 }
 
-function createdBy(frame: Json, out: Set<string>): Set<string> {
-  if ((frame.type === 'CREATE' || frame.type === 'CREATE2') && typeof frame.to === 'string') out.add(frame.to.toLowerCase())
-  for (const c of frame.calls ?? []) createdBy(c, out)
+/**
+ * Addresses the call tree creates: a CREATE frame's `to`, or — for a failed CREATE, which geth
+ * and anvil print without `to` — the address from the creator's nonce (its prestate nonce plus
+ * the CREATEs it made before, in call order).
+ */
+function createdBy(frame: Json, pre: Json, nonces: Map<string, bigint>, out: Set<string>): Set<string> {
+  if (frame.type === 'CREATE' || frame.type === 'CREATE2') {
+    const from = frame.from.toLowerCase()
+    const nonce = nonces.get(from) ?? BigInt(pre[from]?.nonce ?? 0)
+    nonces.set(from, nonce + 1n)
+    if (typeof frame.to === 'string') out.add(frame.to.toLowerCase())
+    else if (frame.type === 'CREATE') out.add(getContractAddress({ from, nonce }).toLowerCase())
+  }
+  for (const c of frame.calls ?? []) createdBy(c, pre, nonces, out)
   return out
 }
 
 /** P1: drops from a (non-diff) prestate the accounts `callFrame` shows created, if they were empty. */
 export function gethPrestate(pre: Json, callFrame: Json): Json {
-  const created = createdBy(callFrame, new Set())
+  // the top frame of a contract-creating transaction is made by the sender, whose nonce it used
+  const nonces = new Map<string, bigint>()
+  if (callFrame.type === 'CREATE') nonces.set(callFrame.from.toLowerCase(), BigInt(pre[callFrame.from.toLowerCase()]?.nonce ?? 0))
+  const created = createdBy(callFrame, pre, nonces, new Set())
   const out: Json = {}
   for (const [addr, acc] of Object.entries<Json>(pre)) {
     const empty = (acc.balance === '0x0' || acc.balance === undefined) && !acc.nonce && (acc.code === undefined || acc.code === '0x')

@@ -116,5 +116,13 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
   addresses.reverter = (await send('deploy Reverter', null, C.Reverter.bytecode)).contractAddress
   await send('reverted transaction', addresses.reverter, call('Reverter', 'boom'), 0n, 100_000n)
   await send('out of gas', addresses.loop, call('Loop', 'run', [1000n]), 0n, 60_000n)
+  addresses.misc = (await send('deploy Misc', null, C.Misc.bytecode)).contractAddress
+  await send('DELEGATECALL', addresses.misc, call('Misc', 'viaDelegate', [addresses.store]))
+  await send('precompiles (STATICCALL)', addresses.misc, call('Misc', 'precompiles'))
+  await send('value to an account without code', addresses.misc, call('Misc', 'payEoa', [DEV_ACCOUNTS[2].address]), 777n)
+  await send('CREATE that reverts', addresses.misc, call('Misc', 'failCreate'))
+  await send('INVALID opcode', addresses.misc, call('Misc', 'invalidOp'), 0n, 100_000n)
+  addresses.doomed = (await send('deploy Doomed with value', null, C.Doomed.bytecode, 99n)).contractAddress
+  await send('SELFDESTRUCT', addresses.misc, call('Misc', 'destroyChild', [addresses.doomed]))
   return { txs, addresses, contracts: C, sender: account.address }
 }
