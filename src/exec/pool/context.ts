@@ -14,6 +14,7 @@ import { createChainCommon, type GenesisJson, hasCancun } from '../../chain/comm
 import type { Database } from '../../chain/db.js'
 import { ChainStore } from '../../chain/store.js'
 import { loadKzg } from '../../util/kzg.js'
+import { installStepHook } from '../tracers/stepHook.js'
 import { installEvmDeadline } from './deadline.js'
 import { attachDatabase } from './sharedDb.js'
 
@@ -47,6 +48,7 @@ export class ExecContext {
     const common = createChainCommon(data.genesis)
     if (hasCancun(data.genesis)) await loadKzg()
     await installEvmDeadline()
+    await installStepHook()
     return new ExecContext(db, common, undefined, true)
   }
 

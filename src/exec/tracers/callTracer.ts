@@ -10,7 +10,8 @@
  * `value`, DELEGATECALL its parent's; `onlyTopCall` keeps only the top frame; `withLog` adds each
  * frame's logs ({address, topics, data, index, position}: `position` = calls made before the log,
  * `index` = the log's index in the block), and drops the logs of frames that failed or whose
- * ancestor failed.
+ * ancestor failed. A SELFDESTRUCT shows as a child frame of type SELFDESTRUCT (gas 0, the balance
+ * as value).
  *
  * The frame type comes from the opcode that opened it (the last step of the parent frame).
  */
@@ -43,6 +44,8 @@ interface CallLog {
 
 interface Frame {
   type: string
+  /** A SELFDESTRUCT this frame ran: geth records it as a child frame once it succeeded. */
+  selfdestruct?: Frame
   from: string
   gas: bigint
   gasUsed: bigint
@@ -60,6 +63,8 @@ interface Frame {
 
 const LOG0 = 0xa0
 const LOG4 = 0xa4
+const OP_SELFDESTRUCT = 0xff
+const ADDRESS_MASK = (1n << 160n) - 1n
 
 function hexAddress(a: Address): string {
   return a.toString()
@@ -103,6 +108,7 @@ export class CallTracer implements Tracer {
     const code = step.opcode.code
     this.#lastOp = code
     this.#lastOpName = step.opcode.name
+    if (code === OP_SELFDESTRUCT) this.#selfdestruct(step)
     if (!this.#cfg.withLog || code < LOG0 || code > LOG4) return
     const stack = step.stack
     const n = stack.length
@@ -153,6 +159,7 @@ export class CallTracer implements Tracer {
     frame.gasUsed = exec.executionGasUsed
     if (frame.to === undefined && result.createdAddress !== undefined) frame.to = hexAddress(result.createdAddress)
     this.#processOutput(frame, exec.returnValue, err)
+    if (err === undefined && frame.selfdestruct !== undefined && !this.#cfg.onlyTopCall) frame.calls.push(frame.selfdestruct)
     if (err !== undefined) this.#logIndex = frame.logIndexAtEntry
     const parent = this.#stack[this.#stack.length - 1]
     if (parent !== undefined && !this.#cfg.onlyTopCall) parent.calls.push(frame)
@@ -169,6 +176,28 @@ export class CallTracer implements Tracer {
     if (root === undefined) throw new Error('callTracer: no call frame was recorded')
     if (this.#cfg.withLog) clearFailedLogs(root, false)
     this.#sink.write(goJson(frameJson(root)))
+  }
+
+  /** geth's OnEnter/OnExit pair of a SELFDESTRUCT: to the beneficiary, the contract's balance as value. */
+  #selfdestruct(step: InterpreterStep): void {
+    const frame = this.#stack[this.#stack.length - 1]
+    const beneficiary = step.stack[step.stack.length - 1]
+    if (frame === undefined || beneficiary === undefined) return
+    frame.selfdestruct = {
+      type: 'SELFDESTRUCT',
+      from: hexAddress(step.address),
+      gas: 0n,
+      gasUsed: 0n,
+      to: `0x${(beneficiary & ADDRESS_MASK).toString(16).padStart(40, '0')}`,
+      input: new Uint8Array(0),
+      output: undefined,
+      error: undefined,
+      revertReason: undefined,
+      calls: [],
+      logs: [],
+      value: step.account.balance,
+      logIndexAtEntry: this.#logIndex,
+    }
   }
 
   #newFrame(type: string, message: Message): Frame {

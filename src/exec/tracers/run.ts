@@ -27,6 +27,7 @@ import { goJson } from './opcodes.js'
 import type { TraceOptions } from './options.js'
 import { PrestateTracer } from './prestateTracer.js'
 import { JsonSink, TraceTooLargeError } from './sink.js'
+import { setStepConsumer, stepHookReady } from './stepHook.js'
 import { StructLogger } from './structLogger.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
 
@@ -88,13 +89,38 @@ function attach(vm: VM, tracer: Tracer, deadline: number): () => void {
   const events = vm.evm.events
   if (events === undefined) throw new Error('the EVM emits no events')
   let steps = 0
-  let failure: unknown
   const checkDeadline = (): void => {
-    if (failure !== undefined) throw failure
     if (++steps % DEADLINE_CHECK_STEPS === 0 && performance.now() > deadline) throw new TraceTimeoutError()
   }
+  const onEnter = (m: Message): void => tracer.enter(m)
+  const onExit = (r: EVMResult): void => {
+    const p = tracer.exit(r)
+    if (p !== undefined) throw new Error('tracer exit hooks must be synchronous')
+  }
+  events.on('beforeMessage', onEnter)
+  events.on('afterMessage', onExit)
+  const detachEvents = () => {
+    events.off('beforeMessage', onEnter)
+    events.off('afterMessage', onExit)
+  }
+  if (stepHookReady()) {
+    // the interpreter calls its step hook only when a `step` listener exists
+    const noop = (): void => {}
+    events.on('step', noop)
+    setStepConsumer((step) => {
+      checkDeadline()
+      return tracer.step(step)
+    })
+    return () => {
+      setStepConsumer(undefined)
+      events.off('step', noop)
+      detachEvents()
+    }
+  }
+  let failure: unknown
   const onStep = tracer.asyncSteps
     ? (step: InterpreterStep, resolve?: (r?: unknown) => void): void => {
+        if (failure !== undefined) throw failure
         checkDeadline()
         const done = resolve as () => void
         const p = tracer.step(step)
@@ -109,18 +135,10 @@ function attach(vm: VM, tracer: Tracer, deadline: number): () => void {
         checkDeadline()
         tracer.step(step)
       }
-  const onEnter = (m: Message): void => tracer.enter(m)
-  const onExit = (r: EVMResult): void => {
-    const p = tracer.exit(r)
-    if (p !== undefined) throw new Error('tracer exit hooks must be synchronous')
-  }
   events.on('step', onStep)
-  events.on('beforeMessage', onEnter)
-  events.on('afterMessage', onExit)
   return () => {
     events.off('step', onStep)
-    events.off('beforeMessage', onEnter)
-    events.off('afterMessage', onExit)
+    detachEvents()
   }
 }
 

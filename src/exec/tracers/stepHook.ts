@@ -1,0 +1,104 @@
+/**
+ * A cheaper `step` hook for tracing in worker threads. ethereumjs' own hook (Interpreter
+ * _runStepHook) builds an event object per opcode with a copy of the whole stack AND of the whole
+ * memory, then awaits an async emit — a copy of a megabyte of memory per opcode even for the
+ * callTracer, which never looks at it. Wrapped here, the hook hands the active consumer a step
+ * whose `stack` and `memory` are copied only when read, and calls it directly.
+ *
+ *   interpreter ─ listenerCount('step') > 0 ─▶ _runStepHook ─ consumer set? ─▶ consumer(LazyStep)
+ *                                                           └─ no ───────────▶ ethereumjs' event
+ *
+ * The interpreter still checks that a `step` listener exists before calling the hook, so the
+ * tracer registers a no-op listener alongside the consumer. Without install (in-process
+ * execution), tracers get ethereumjs' event as before: the results are the same.
+ */
+import type { InterpreterStep } from '@ethereumjs/evm'
+
+export type StepConsumer = (step: InterpreterStep) => void | Promise<void>
+
+let consumer: StepConsumer | undefined
+let installed: Promise<boolean> | undefined
+let ready = false
+
+// biome-ignore lint/suspicious/noExplicitAny: ethereumjs' interpreter internals are untyped
+type Interp = any
+
+/** The fields of ethereumjs' step event, read from the interpreter when asked. */
+class LazyStep {
+  readonly #interp: Interp
+  readonly #memoryWords: bigint
+  readonly pc: number
+  readonly gasLeft: bigint
+  readonly gasRefund: bigint
+  readonly depth: number
+  readonly opcode: { name: string; fee: number; dynamicFee: bigint; isAsync: boolean; code: number }
+
+  constructor(interp: Interp, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) {
+    const rs = interp._runState
+    const info = interp.lookupOpInfo(rs.opCode).opcodeInfo
+    this.#interp = interp
+    this.#memoryWords = memoryWords
+    this.pc = rs.programCounter
+    this.gasLeft = gasLeft
+    this.gasRefund = rs.gasRefund
+    this.depth = interp._env.depth
+    this.opcode = { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code }
+  }
+
+  /** A copy of the stack, bottom first. */
+  get stack(): bigint[] {
+    return this.#interp._runState.stack.getStack()
+  }
+
+  /** A copy of memory as it was before this opcode expanded it. */
+  get memory(): Uint8Array {
+    return this.#interp._runState.memory._store.slice(0, Number(this.#memoryWords) * 32)
+  }
+
+  get memoryWordCount(): bigint {
+    return this.#memoryWords
+  }
+
+  get address() {
+    return this.#interp._env.address
+  }
+
+  get account() {
+    return this.#interp._env.contract
+  }
+
+  get codeAddress() {
+    return this.#interp._env.codeAddress
+  }
+
+  get stateManager() {
+    return this.#interp._runState.stateManager
+  }
+}
+
+/** Wraps the interpreter's step hook (once per thread); true when done. */
+export function installStepHook(): Promise<boolean> {
+  installed ??= (async () => {
+    const entry = import.meta.resolve('@ethereumjs/evm')
+    const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: { prototype: Interp } }
+    const original = Interpreter.prototype._runStepHook
+    if (typeof original !== 'function') return false
+    Interpreter.prototype._runStepHook = function (this: Interp, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint) {
+      if (consumer === undefined) return original.call(this, dynamicFee, gasLeft, memorySize)
+      return consumer(new LazyStep(this, dynamicFee, gasLeft, memorySize) as unknown as InterpreterStep)
+    }
+    ready = true
+    return true
+  })()
+  return installed
+}
+
+/** True once installStepHook() has completed in this thread. */
+export function stepHookReady(): boolean {
+  return ready
+}
+
+/** Sets (or clears) the function every opcode of this thread's EVMs is handed to. */
+export function setStepConsumer(fn: StepConsumer | undefined): void {
+  consumer = fn
+}
