@@ -43,6 +43,18 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** Nodes started and not yet stopped: killed by PID if the benchmark dies. */
+const live = new Set<number>()
+process.on('exit', () => {
+  for (const pid of live) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+})
+
 let nextId = 1
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC results
 export async function rpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> {
@@ -78,10 +90,12 @@ export async function startBenchNode(args: string[]): Promise<BenchNode> {
   }
   const url = `http://127.0.0.1:${port}`
   const pid = child.pid as number
+  live.add(pid)
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGTERM')
     await exited
+    live.delete(pid)
     rmSync(datadir, { recursive: true, force: true })
   }
   for (let i = 0; ; i++) {

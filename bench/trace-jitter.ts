@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const loop = compileFixtures().Loop as string
   const rows: string[] = []
   for (const cfg of CONFIGS) {
-    const node = await startBenchNode(['--block-time', `${BLOCK_TIME_MS}ms`, '--log-level', 'info', ...cfg.args])
+    const node = await startBenchNode(['--block-time', `${BLOCK_TIME_MS}ms`, '--log-level', 'info', '--rpc.response-limit', '0', ...cfg.args])
     try {
       const sender = new Sender(node.url)
       const address = (await sender.send(undefined, loop)).contractAddress as string
@@ -59,7 +59,14 @@ async function main(): Promise<void> {
         let stop = false
         const clients = Array.from({ length: CLIENTS }, async () => {
           while (!stop) {
-            await rpc(node.url, 'debug_traceTransaction', [traced, { ...options, timeout: '60s' }])
+            // read the answer but do not parse it: this process shares the CPU with the node
+            const res = await fetch(node.url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [traced, { ...options, timeout: '60s' }] }),
+            })
+            const body = await res.arrayBuffer()
+            if (body.byteLength < 100) throw new Error(Buffer.from(body).toString())
             traces++
           }
         })

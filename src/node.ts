@@ -11,6 +11,8 @@
  *                      JSON-RPC server (rpc/server) ─▶ namespaces (eth, net, web3, txpool)
  *                                      ▲ HTTP and WebSocket (subscriptions)
  *   sealer onBlock, pool pending ─▶ ChainEvents ─▶ filters and subscriptions (src/filters)
+ *   eth_call / eth_estimateGas / debug_trace* ─▶ ExecPool (src/exec/pool): worker threads reading
+ *            the same RocksDB by handle; closed before the database on stop
  *
  * `initNode` only creates the datadir and writes genesis; `startNode` also serves and seals.
  */

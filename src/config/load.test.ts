@@ -65,7 +65,17 @@ describe('defaults', () => {
     const { config } = load('start', '--network', 'dev')
     expect(config).toMatchObject({ network: 'dev', datadir: './data/dev', blockTimeMs: 0, txpool: { priceLimit: 0n } })
     expect(config.jsonrpc.corsOrigins).toEqual(['*'])
-    expect(config.chain).toEqual({ tokenSymbol: 'IBX', explorerUrl: '', rpcUrls: [] })
+    expect(config.chain).toEqual({
+      tokenSymbol: 'IBX',
+      explorerUrl: '',
+      rpcUrls: [],
+      name: 'Ibex Dev',
+      shortName: 'ibex-dev',
+      tokenName: 'IBX',
+      infoUrl: '',
+      faucetUrls: [],
+    })
+    expect(config.jsonrpc.rateLimit).toEqual({ requests: 0, call: 0, logs: 0, debug: 0, burstMs: 2000 })
   })
 
   it('--genesis without --datadir uses ./data/custom', () => {
@@ -73,6 +83,13 @@ describe('defaults', () => {
       genesisFile: 'g.json',
       datadir: './data/custom',
     })
+  })
+
+  it('per-IP rate limits: on for the testnet/mainnet presets, off for --genesis chains unless set', () => {
+    expect(load('start', '--network', 'testnet').config.jsonrpc.rateLimit.requests).toBeGreaterThan(0)
+    const custom = load('start', '--genesis', 'g.json').config.jsonrpc.rateLimit
+    expect([custom.requests, custom.call, custom.logs, custom.debug]).toEqual([0, 0, 0, 0])
+    expect(load('start', '--genesis', 'g.json', '--rpc.ratelimit', '50').config.jsonrpc.rateLimit.requests).toBe(50)
   })
 })
 
@@ -255,13 +272,13 @@ describe('commands', () => {
 
   it('rejects unknown commands and flags before a command', () => {
     expect(errorOf(['serve'])).toBe(
-      'unknown command "serve" (accepted: start, init, import, export, genesis, help, version)',
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
     )
     expect(errorOf(['help', 'serve'])).toBe(
-      'unknown command "serve" (accepted: start, init, import, export, genesis, help, version)',
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
     )
     expect(errorOf(['--network', 'dev'])).toBe(
-      'missing command before --network: ibex <start|init|import|export|genesis|help|version> [flags] (see ibex --help)',
+      'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)',
     )
   })
 
@@ -310,6 +327,7 @@ genesis = "g.json"
 block_time = "1s"
 validator_key = "keys/v.key"
 log_level = "warn"
+log_format = "text"
 
 [jsonrpc]
 enabled = false
@@ -326,11 +344,29 @@ filter_timeout = "3s"
 max_log_block_range = 5000
 max_log_results = 100
 ws_max_buffered_bytes = 65536
+vhosts = ["rpc.example.org", "*"]
+trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]
+max_connections = 10
+header_timeout = "2s"
+read_timeout = "4s"
+idle_timeout = "5s"
+max_response_bytes = 1000
+shutdown_grace = "1s"
+rate_limit = 50
+rate_limit_call = 5
+rate_limit_logs = 4
+rate_limit_debug = 1
+rate_burst = "3s"
 
 [chain]
 token_symbol = "TIBX"
 explorer_url = "https://scan.example.org"
 rpc_urls = ["https://rpc.example.org", "wss://ws.example.org"]
+name = "Test Chain"
+short_name = "tc"
+token_name = "Test Coin"
+info_url = "https://example.org"
+faucet_urls = ["https://faucet.example.org"]
 
 [txpool]
 price_limit = "3gwei"
@@ -356,6 +392,20 @@ trace_queue = 4
 trace_max_bytes = 1048576
 worker_heap_mb = 512
 cache_mb = 8
+[metrics]
+enabled = true
+host = "0.0.0.0"
+port = 9100
+[faucet]
+rpc_url = "http://127.0.0.1:9000"
+key_file = "keys/faucet.key"
+amount = "2ether"
+cooldown = "60s"
+daily_budget = "10ether"
+host = "0.0.0.0"
+port = 8081
+state_file = "f.json"
+trusted_proxies = ["127.0.0.1"]
 `
 
   it('reads every key; paths resolve against the file', () => {
@@ -368,6 +418,7 @@ cache_mb = 8
       blockTimeMs: 1000,
       validatorKeyFile: join(dir, 'keys/v.key'),
       logLevel: 'warn',
+      logFormat: 'text',
       jsonrpc: {
         enabled: false,
         host: '0.0.0.0',
@@ -383,11 +434,25 @@ cache_mb = 8
         maxLogBlockRange: 5000,
         maxLogResults: 100,
         wsMaxBufferedBytes: 65536,
+        vhosts: ['rpc.example.org', '*'],
+        trustedProxies: ['127.0.0.1', '10.0.0.0/8'],
+        maxConnections: 10,
+        headerTimeoutMs: 2000,
+        readTimeoutMs: 4000,
+        idleTimeoutMs: 5000,
+        maxResponseBytes: 1000,
+        shutdownGraceMs: 1000,
+        rateLimit: { requests: 50, call: 5, logs: 4, debug: 1, burstMs: 3000 },
       },
       chain: {
         tokenSymbol: 'TIBX',
         explorerUrl: 'https://scan.example.org',
         rpcUrls: ['https://rpc.example.org', 'wss://ws.example.org'],
+        name: 'Test Chain',
+        shortName: 'tc',
+        tokenName: 'Test Coin',
+        infoUrl: 'https://example.org',
+        faucetUrls: ['https://faucet.example.org'],
       },
       txpool: {
         priceLimit: 3n * GWEI,
@@ -402,6 +467,18 @@ cache_mb = 8
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'] },
       ibft: { roundTimeoutBaseMs: 2000 },
       exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8 },
+      metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
+      faucet: {
+        rpcUrl: 'http://127.0.0.1:9000',
+        keyFile: join(dir, 'keys/faucet.key'),
+        amountWei: 2n * 10n ** 18n,
+        cooldownMs: 60_000,
+        dailyBudgetWei: 10n * 10n ** 18n,
+        host: '0.0.0.0',
+        port: 8081,
+        stateFile: 'f.json',
+        trustedProxies: ['127.0.0.1'],
+      },
     })
   })
 
@@ -441,13 +518,13 @@ cache_mb = 8
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
     ],
     [
       'netwrk = "dev"\n',
-      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec])',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet])',
     ],
-    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec])'],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet])'],
     ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
     ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
     ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],

@@ -14,7 +14,7 @@ import { dirname, resolve } from 'node:path'
 
 import { TomlError, parse as parseToml } from 'smol-toml'
 
-import { DEFAULT_NETWORK, defaultConfig, defaultDatadir } from './defaults.js'
+import { DEFAULT_NETWORK, defaultConfig, defaultDatadir, RATE_LIMITS_OFF } from './defaults.js'
 import { ConfigError, ValueProblem } from './errors.js'
 import {
   COMMANDS,
@@ -136,6 +136,11 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
   }
   if (![...explicit].some((d) => d.flag === 'datadir'))
     config.datadir = defaultDatadir(config.network, config.genesisFile)
+  // A chain started from --genesis (a local IBFT network, an imported chain, a test rig) is not a
+  // public endpoint unless the operator says so: per-IP budgets apply only when configured.
+  if (config.genesisFile !== undefined && ![...explicit].some((d) => d.toml?.[1]?.startsWith('rate_limit'))) {
+    config.jsonrpc.rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs }
+  }
 
   checkCommandArgs(command, extra)
   return { command, config, extra }

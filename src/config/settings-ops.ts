@@ -69,7 +69,10 @@ function row<T>(def: {
 }
 
 const seconds = (ms: number) => `${ms / 1000}s`
-const count = (min: number, max = Number.MAX_SAFE_INTEGER) => (raw: unknown) => parseInteger(raw, min, max)
+const count =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (raw: unknown) =>
+    parseInteger(raw, min, max)
 /** A per-second rate: an integer, 0 = no limit. */
 const rate = (raw: unknown) => parseInteger(raw, 0, 1_000_000)
 const HTTP_SCHEMES = ['http:', 'https:'] as const
@@ -83,7 +86,10 @@ export function parseProxies(raw: unknown): string[] {
     const maxBits = family === 4 ? 32 : 128
     const bitsOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits)
     if (family === 0 || !bitsOk || more !== undefined) {
-      throw new ValueProblem(`${JSON.stringify(item)} is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8)`, 'specific')
+      throw new ValueProblem(
+        `${JSON.stringify(item)} is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8)`,
+        'specific',
+      )
     }
   }
   return list
@@ -95,7 +101,10 @@ export function parseVhosts(raw: unknown): string[] {
   for (const host of list) {
     if (host === '*') continue
     if (host.length > MAX_HOST_NAME_LENGTH || !HOST_LABELS.test(host)) {
-      throw new ValueProblem(`${JSON.stringify(host)} is not a host name (e.g. localhost, rpc.example.org, *)`, 'specific')
+      throw new ValueProblem(
+        `${JSON.stringify(host)} is not a host name (e.g. localhost, rpc.example.org, *)`,
+        'specific',
+      )
     }
   }
   return list
@@ -210,7 +219,7 @@ export const JSONRPC_PROTECTION_SETTINGS: readonly SettingDef[] = [
     flag: 'rpc.ratelimit',
     toml: ['jsonrpc', 'rate_limit'],
     metavar: 'N',
-    defaultText: `${PUBLIC_RATE_LIMITS.requests} (dev: 0)`,
+    defaultText: `${PUBLIC_RATE_LIMITS.requests} (dev, --genesis: 0)`,
     help: 'requests per second per client IP, each batch item counting; over it: 429, -32005 (0 = no limit)',
     parse: rate,
     apply: (c, v) => {
@@ -221,7 +230,7 @@ export const JSONRPC_PROTECTION_SETTINGS: readonly SettingDef[] = [
     flag: 'rpc.ratelimit.call',
     toml: ['jsonrpc', 'rate_limit_call'],
     metavar: 'N',
-    defaultText: `${PUBLIC_RATE_LIMITS.call} (dev: 0)`,
+    defaultText: `${PUBLIC_RATE_LIMITS.call} (dev, --genesis: 0)`,
     help: 'eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 per second per client IP (0 = no own limit)',
     parse: rate,
     apply: (c, v) => {
@@ -232,7 +241,7 @@ export const JSONRPC_PROTECTION_SETTINGS: readonly SettingDef[] = [
     flag: 'rpc.ratelimit.logs',
     toml: ['jsonrpc', 'rate_limit_logs'],
     metavar: 'N',
-    defaultText: `${PUBLIC_RATE_LIMITS.logs} (dev: 0)`,
+    defaultText: `${PUBLIC_RATE_LIMITS.logs} (dev, --genesis: 0)`,
     help: 'eth_getLogs, eth_getFilterLogs per second per client IP (0 = no own limit)',
     parse: rate,
     apply: (c, v) => {
@@ -243,7 +252,7 @@ export const JSONRPC_PROTECTION_SETTINGS: readonly SettingDef[] = [
     flag: 'rpc.ratelimit.debug',
     toml: ['jsonrpc', 'rate_limit_debug'],
     metavar: 'N',
-    defaultText: `${PUBLIC_RATE_LIMITS.debug} (dev: 0)`,
+    defaultText: `${PUBLIC_RATE_LIMITS.debug} (dev, --genesis: 0)`,
     help: 'debug_* requests per second per client IP (0 = no own limit)',
     parse: rate,
     apply: (c, v) => {

@@ -56,7 +56,10 @@ export interface NodeOps {
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown'
+    return (
+      (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ??
+      'unknown'
+    )
   } catch {
     return 'unknown'
   }
@@ -96,7 +99,9 @@ export async function startNodeOps(d: NodeOpsDeps): Promise<NodeOps> {
     metricsUrl = await server.start(config.metrics.host, config.metrics.port)
   } catch (err) {
     offBlock()
-    throw new Error(`metrics: cannot listen on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}`)
+    throw new Error(
+      `metrics: cannot listen on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}`,
+    )
   }
   d.log.info(`metrics on ${metricsUrl}`)
   return {

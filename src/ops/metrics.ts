@@ -199,11 +199,19 @@ export class NodeMetrics implements HttpObserver {
     })
     const exec = sources.execPool
     const completed = this.#completed
-    const execCompleted = new Counter({
+    new Counter({
       name: 'ibex_exec_tasks_completed_total',
       help: 'Tasks the execution worker pool finished, by lane (calls, traces)',
       labelNames: ['lane'],
       registers,
+      collect() {
+        for (const [lane, s] of Object.entries(exec?.() ?? {})) {
+          if (s === undefined) continue
+          const before = completed.get(lane) ?? 0
+          this.inc({ lane }, Math.max(0, s.completed - before))
+          completed.set(lane, Math.max(before, s.completed))
+        }
+      },
     })
     new Gauge({
       name: 'ibex_exec_queue_depth',
@@ -211,13 +219,7 @@ export class NodeMetrics implements HttpObserver {
       labelNames: ['lane'],
       registers,
       collect() {
-        for (const [lane, s] of Object.entries(exec?.() ?? {})) {
-          if (s === undefined) continue
-          this.set({ lane }, s.queued)
-          const before = completed.get(lane) ?? 0
-          if (s.completed > before) execCompleted.inc({ lane }, s.completed - before)
-          completed.set(lane, s.completed)
-        }
+        for (const [lane, s] of Object.entries(exec?.() ?? {})) if (s !== undefined) this.set({ lane }, s.queued)
       },
     })
     new Gauge({

@@ -165,14 +165,18 @@ describe('the mainnet preset', () => {
 })
 
 describe('the build', () => {
-  it('reproduces every committed artifact, ABI, genesis file and address list from source', async () => {
-    const files = await buildAll()
-    expect(files.size).toBeGreaterThan(30)
-    for (const [path, content] of files) {
-      expect(readFileSync(path, 'utf8') === content, `${path} is up to date (npm run contracts)`).toBe(true)
-    }
-    const input = JSON.parse(readFileSync(join(REPO_ROOT, 'contracts', 'build', 'solc-input.json'), 'utf8'))
-    expect(input.settings.evmVersion).toBe('prague')
-    expect(Object.keys(input.sources)).toContain('contracts/dao/ValidatorDAO.sol')
-  }, BUILD_TIMEOUT_MS)
+  it(
+    'reproduces every committed artifact, ABI, genesis file and address list from source',
+    async () => {
+      const files = await buildAll()
+      expect(files.size).toBeGreaterThan(30)
+      for (const [path, content] of files) {
+        expect(readFileSync(path, 'utf8') === content, `${path} is up to date (npm run contracts)`).toBe(true)
+      }
+      const input = JSON.parse(readFileSync(join(REPO_ROOT, 'contracts', 'build', 'solc-input.json'), 'utf8'))
+      expect(input.settings.evmVersion).toBe('prague')
+      expect(Object.keys(input.sources)).toContain('contracts/dao/ValidatorDAO.sol')
+    },
+    BUILD_TIMEOUT_MS,
+  )
 })

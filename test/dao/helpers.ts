@@ -241,8 +241,15 @@ export class DaoFixture {
    * send: submit `fn` for real with fixed gas (no estimate: eth_estimateGas runs at the head's
    * timestamp, one second before the transaction's block) and assert success and an event.
    */
-  async send(signer: Signer, contract: string, fn: string, args: unknown[], value = 0n): Promise<Json> {
-    const hash = await this.c[contract].send(signer, fn, args, { value, gas: FIXED_GAS })
+  async send(
+    signer: Signer,
+    contract: string,
+    fn: string,
+    args: unknown[],
+    value = 0n,
+    gas = FIXED_GAS,
+  ): Promise<Json> {
+    const hash = await this.c[contract].send(signer, fn, args, { value, gas })
     const receipt = await this.chain.receipt(hash)
     expect(receipt.status, `${contract}.${fn} succeeds`).toBe('0x1')
     this.record(contract, fn, receipt)

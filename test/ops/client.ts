@@ -18,10 +18,15 @@ export function clientFrom(url: string, localAddress: string, connections = 8): 
 }
 
 /** POSTs `body` (a JSON-RPC object or batch) and reads the answer. */
-export async function post(pool: Pool, body: unknown, headers: Record<string, string> = {}): Promise<Posted> {
+export async function post(
+  pool: Pool,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = '/',
+): Promise<Posted> {
   const res = await pool.request({
     method: 'POST',
-    path: '/',
+    path,
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headersTimeout: 15_000,
@@ -52,6 +57,9 @@ export async function get(pool: Pool, path: string, headers: Record<string, stri
 
 let nextId = 1
 /** A JSON-RPC call object. */
-export function call(method: string, params: unknown[] = []): { jsonrpc: '2.0'; id: number; method: string; params: unknown[] } {
+export function call(
+  method: string,
+  params: unknown[] = [],
+): { jsonrpc: '2.0'; id: number; method: string; params: unknown[] } {
   return { jsonrpc: '2.0', id: nextId++, method, params }
 }

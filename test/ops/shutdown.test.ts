@@ -15,7 +15,7 @@ import { call, post } from './client.js'
 /** Runtime code `JUMPDEST PUSH1 0 JUMP`: loops until its gas or the eth_call time limit runs out. */
 const LOOP_INIT_CODE = '0x635b6000566000526004601cf3'
 /** Load before the signal, ms. */
-const LOAD_BEFORE_SIGNAL_MS = 1500
+const LOAD_BEFORE_SIGNAL_MS = 2000
 /** Parallel clients of the read mix. */
 const CLIENTS = 12
 /** systemd's default stop timeout is 90 s; the unit sets 60 s. Shutdown must fit far inside. */
@@ -37,7 +37,8 @@ afterAll(cleanupNodes)
 
 describe('SIGTERM under a read-mix load', () => {
   it('answers every request the node received, exits 0, and starts clean again', async () => {
-    const node = await startNode({ logLevel: 'info', args: ['--log-format', 'json'] })
+    // two call workers: the looping calls keep one busy, the read mix's eth_calls use the other
+    const node = await startNode({ logLevel: 'info', args: ['--log-format', 'json', '--exec.workers', '2'] })
     const deployer = DEV_ACCOUNTS[0]
     const hash = await sendTx(node.url, deployer.privateKey, { to: null, data: LOOP_INIT_CODE, gas: 200_000n })
     const loop = (await waitForReceipt(node.url, hash)).contractAddress as string
@@ -51,7 +52,8 @@ describe('SIGTERM under a read-mix load', () => {
       () => call('eth_call', [{ to: '0x0000000000000000000000000000000000000004', data: '0x1234' }, 'latest']),
       () => [call('eth_chainId'), call('eth_getTransactionCount', [deployer.address, 'latest']), call('eth_gasPrice')],
     ]
-    const slow = () => call('eth_call', [{ to: loop, gas: '0x2faf080' }, 'latest'])
+    // 10M gas of a 12-gas loop: about a second of EVM work, so one is always running at SIGTERM
+    const slow = () => call('eth_call', [{ to: loop, gas: '0x989680' }, 'latest'])
     const pool = new Pool(node.url, { connections: CLIENTS + 2 })
     const records: Record_[] = []
     let running = true
@@ -62,9 +64,17 @@ describe('SIGTERM under a read-mix load', () => {
         try {
           const r = await post(pool, body)
           const answers = Array.isArray(r.json) ? r.json : [r.json]
-          const good = r.status === 200 && answers.length > 0 && answers.every((a) => a !== undefined && a.jsonrpc === '2.0' && ('result' in a || 'error' in a))
+          const good =
+            r.status === 200 &&
+            answers.length > 0 &&
+            answers.every((a) => a !== undefined && a.jsonrpc === '2.0' && ('result' in a || 'error' in a))
           // the looping call answers an error (out of gas / time limit): still an answer
-          records.push({ startedMs, endedMs: performance.now(), outcome: good ? 'answered' : 'bad-answer', detail: `${r.status} ${r.text.slice(0, 200)}` })
+          records.push({
+            startedMs,
+            endedMs: performance.now(),
+            outcome: good ? 'answered' : 'bad-answer',
+            detail: `${r.status} ${r.text.slice(0, 200)}`,
+          })
         } catch (err) {
           const code = (err as { code?: string }).code ?? ''
           records.push({
@@ -89,13 +99,15 @@ describe('SIGTERM under a read-mix load', () => {
     await pool.destroy()
 
     const bad = records.filter((r) => r.outcome === 'bad-answer')
-    const answeredDuringDrain = records.filter((r) => r.outcome === 'answered' && r.startedMs < signalMs && r.endedMs > signalMs)
+    const answeredDuringDrain = records.filter(
+      (r) => r.outcome === 'answered' && r.startedMs < signalMs && r.endedMs > signalMs,
+    )
     console.log(
       `shutdown: ${answeredBefore} answered before SIGTERM, ${answeredDuringDrain.length} in flight at SIGTERM and answered, ` +
         `${records.filter((r) => r.outcome === 'refused-connection').length} refused at the connection after, exit in ${Math.round(stopMs)} ms`,
     )
     expect(bad.map((r) => r.detail)).toEqual([])
-    expect(answeredBefore).toBeGreaterThan(50)
+    expect(answeredBefore).toBeGreaterThan(10)
     expect(answeredDuringDrain.length).toBeGreaterThan(0)
     expect(status).toMatchObject({ code: 0, signal: null, timedOut: false })
     expect(stopMs).toBeLessThan(STOP_BUDGET_MS)

@@ -145,7 +145,7 @@ describe('debug_traceCall', () => {
 
   it('applies state overrides', async () => {
     const { addresses: a, contracts: C, sender } = scenario
-    const call = { from: sender, to: a.store, data: encodeFunctionData({ abi: C.Store.abi, functionName: 'value' }), gas: '0x100000' }
+    const call = { from: sender, to: a.store, data: encodeFunctionData({ abi: C.Store.abi, functionName: 'value', args: [] }), gas: '0x100000' }
     const slot0 = `0x${'0'.repeat(64)}`
     const overrides = { [a.store]: { stateDiff: { [slot0]: `0x${'0'.repeat(62)}07` } } }
     const r = await rpc(ibex.url, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer', stateOverrides: overrides }])

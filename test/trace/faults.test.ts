@@ -18,7 +18,8 @@ const SPIN_INITCODE: Hex = '0x625b5f565f526003601df3'
 /** The address whose calls kill the call worker (fault injection). */
 const CRASH_ADDRESS = `0x${'de'.repeat(20)}`
 const EVM_TIMEOUT_MS = 1000
-const TRACE_MAX_BYTES = 50_000_000
+/** Under the response cap (25 MB), so it is the trace's own limit that applies. */
+const TRACE_MAX_BYTES = 20_000_000
 /** A main thread answering eth_blockNumber slower than this is blocked. */
 const RESPONSIVE_MS = 250
 
@@ -41,6 +42,8 @@ beforeAll(async () => {
   })
   const hash = await sendTx(node.url, sender.privateKey, { to: null, data: SPIN_INITCODE, gas: 100_000n })
   spin = (await waitForReceipt(node.url, hash)).contractAddress
+  // the call worker boots after the node serves: wait until it answers
+  await waitFor(() => rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(() => true, () => false), { timeoutMs: 30_000, what: 'the call worker' })
 }, 60_000)
 
 afterAll(async () => {
@@ -134,5 +137,14 @@ describe('faults and limits', () => {
     expect(res.error?.code).toBe(-32005)
     expect(res.error?.message).toContain(`exceeds the limit of ${TRACE_MAX_BYTES} bytes`)
     await stillServing()
+  })
+})
+
+describe('the debug namespace', () => {
+  it('is served only when `debug` is in the api list', async () => {
+    const plain = await startNode({ port: 'free' })
+    const res = await rpcResponse(plain.url, 'debug_traceTransaction', [`0x${'00'.repeat(32)}`])
+    expect(res.error).toEqual({ code: -32601, message: 'the method debug_traceTransaction does not exist/is not available' })
+    await plain.stop()
   })
 })

@@ -21,14 +21,19 @@ export async function runChainInfo(config: IbexConfig, io: CliIo): Promise<numbe
 export async function runFaucet(config: IbexConfig, io: CliIo): Promise<number> {
   const f = config.faucet
   if (config.network === 'mainnet' && config.genesisFile === undefined) {
-    throw new ConfigError('ibex faucet serves testnet and dev chains only: set network = "testnet" (or "dev") in the config')
+    throw new ConfigError(
+      'ibex faucet serves testnet and dev chains only: set network = "testnet" (or "dev") in the config',
+    )
   }
-  if (f.keyFile === undefined) throw new ConfigError('ibex faucet needs [faucet] key_file (the faucet account\'s private key, hex)')
+  if (f.keyFile === undefined)
+    throw new ConfigError("ibex faucet needs [faucet] key_file (the faucet account's private key, hex)")
   let keyText: string
   try {
     keyText = readFileSync(f.keyFile, 'utf8')
   } catch (err) {
-    throw new ConfigError(`[faucet] key_file ${f.keyFile}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    throw new ConfigError(
+      `[faucet] key_file ${f.keyFile}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    )
   }
   const privateKey = parsePrivateKeyHex(keyText, `[faucet] key_file ${f.keyFile}`)
   mkdirSync(config.datadir, { recursive: true })
@@ -39,7 +44,9 @@ export async function runFaucet(config: IbexConfig, io: CliIo): Promise<number> 
   const log = createLogger(config.logLevel, config.logFormat)
   const running = await new Faucet({ config, privateKey, log }).start()
   io.out(`ibex faucet: chain id ${running.chainId}, sending from ${running.address}`)
-  io.out(`Amount:   ${formatCoins(f.amountWei)} ${config.chain.tokenSymbol} per request, once per address and IP every ${formatWait(f.cooldownMs)}`)
+  io.out(
+    `Amount:   ${formatCoins(f.amountWei)} ${config.chain.tokenSymbol} per request, once per address and IP every ${formatWait(f.cooldownMs)}`,
+  )
   io.out(`Budget:   ${formatCoins(f.dailyBudgetWei)} ${config.chain.tokenSymbol} per UTC day`)
   io.out(`Node:     ${f.rpcUrl}`)
   io.out(`Listening on ${running.url}`)

@@ -1,3 +1,4 @@
+/** Tracer options decoded as geth decodes TraceConfig, and Go durations as time.ParseDuration. */
 import { describe, expect, it } from 'vitest'
 import { decodeTraceOptions, DEFAULT_TRACE_TIMEOUT_MS, parseGoDurationMs, TraceConfigError, TraceOptionsError } from './options.js'
 

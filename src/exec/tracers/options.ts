@@ -16,6 +16,8 @@ export interface StructLoggerConfig {
   disableStack: boolean
   disableStorage: boolean
   enableReturnData: boolean
+  /** geth's `limit`: once the entries written exceed this many bytes, later steps are left out (0 = no limit). */
+  limit: number
 }
 
 export interface CallTracerConfig {
@@ -57,7 +59,7 @@ export class TraceConfigError extends Error {
 export function defaultTraceOptions(): TraceOptions {
   return {
     tracer: 'structLogger',
-    logger: { enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: false },
+    logger: { enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: false, limit: 0 },
     call: { onlyTopCall: false, withLog: false },
     prestate: { diffMode: false, disableCode: false, disableStorage: false },
     timeoutMs: DEFAULT_TRACE_TIMEOUT_MS,
@@ -97,6 +99,15 @@ function bool(o: Obj, name: string, where: string): boolean {
   return v
 }
 
+function int(o: Obj, name: string, where: string): number {
+  const v = field(o, name)
+  if (v === undefined || v === null) return 0
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw new TraceOptionsError(`json: cannot unmarshal ${goType(v)} into Go struct field ${where}.${name} of type int`)
+  }
+  return Math.max(0, v)
+}
+
 function object(v: unknown, where: string): Obj {
   if (v === undefined || v === null) return {}
   if (typeof v !== 'object' || Array.isArray(v)) {
@@ -114,6 +125,7 @@ export function decodeTraceOptions(raw: unknown): TraceOptions {
     disableStack: bool(o, 'disableStack', 'TraceConfig'),
     disableStorage: bool(o, 'disableStorage', 'TraceConfig'),
     enableReturnData: bool(o, 'enableReturnData', 'TraceConfig'),
+    limit: int(o, 'limit', 'TraceConfig'),
   }
   const tracer = field(o, 'tracer')
   if (tracer !== undefined && tracer !== null && typeof tracer !== 'string') {

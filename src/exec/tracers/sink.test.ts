@@ -1,3 +1,4 @@
+/** The bounded JSON sink: order across chunks, holes, rewinding, the size limit. */
 import { describe, expect, it } from 'vitest'
 import { CHUNK_BYTES, decodeParts, JsonSink, TraceTooLargeError } from './sink.js'
 

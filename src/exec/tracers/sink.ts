@@ -22,7 +22,7 @@ const SMALL_CHUNK_BYTES = 4096
 export class TraceTooLargeError extends Error {
   readonly limitBytes: number
   constructor(limitBytes: number) {
-    super(`trace result exceeds the limit of ${limitBytes} bytes (node setting [exec] trace_max_bytes); use disableStack/disableStorage, leave enableMemory off, or the callTracer`)
+    super(`trace result exceeds the limit of ${limitBytes} bytes (node settings [exec] trace_max_bytes, [jsonrpc] max_response_bytes); use disableStack/disableStorage, leave enableMemory off, or the callTracer`)
     this.name = 'TraceTooLargeError'
     this.limitBytes = limitBytes
   }

@@ -11,7 +11,8 @@
  * enableReturnData when the last call returned data; `memory` with enableMemory when memory is
  * not empty, as 32-byte words; `storage` (unless disableStorage) on SLOAD/SSTORE only: every slot
  * of the executing contract seen so far in the transaction, keys sorted; `refund` when not zero;
- * `gasCost` of a CALL-family opcode includes the gas handed to the callee.
+ * `gasCost` of a CALL-family opcode includes the gas handed to the callee. With `limit`, steps
+ * after the entries passed that many bytes are left out.
  *
  * Entries are written to the sink as they happen; the newest one stays pending until the next
  * step or frame exit, because its error (ethereumjs reports failures after the step) and an
@@ -74,6 +75,8 @@ export class StructLogger implements Tracer {
   readonly #storage = new Map<string, Map<string, string>>()
   #pending: Entry | undefined
   #count = 0
+  /** Bytes of entries written (geth's resultSize, for `limit`). */
+  #written = 0
   #header: ReturnType<JsonSink['reserve']> | undefined
 
   constructor(cfg: StructLoggerConfig, sink: JsonSink) {
@@ -97,6 +100,8 @@ export class StructLogger implements Tracer {
     const code = step.opcode.code
     const depth = step.depth + 1
     if (this.#pending !== undefined) this.#flush(step.depth + 1 === this.#pending.depth ? step.stack : undefined)
+    // geth's `limit`: past it, steps are no longer logged (nor tracked)
+    if (this.#cfg.limit > 0 && this.#written > this.#cfg.limit) return
     let gasCost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee)
     if (isCallOp(code)) gasCost += calleeGas(step, gasCost)
     const cfg = this.#cfg
@@ -193,6 +198,7 @@ export class StructLogger implements Tracer {
     if (e.memory !== undefined) s += `,"memory":[${memoryWords(e.memory)}]`
     if (e.storage !== undefined) s += `,"storage":${storageJson(e.storage)}`
     if (e.refund !== 0n) s += `,"refund":${e.refund}`
+    this.#written += s.length + 1
     this.#sink.write(`${s}}`)
   }
 }

@@ -97,7 +97,9 @@ export class Faucet {
   async start(): Promise<RunningFaucet> {
     const chainId = await this.sender.chainId()
     if (chainId === BigInt(NETWORK_CHAIN_IDS.mainnet)) {
-      throw new Error(`the node at ${this.sender.rpcUrl} runs mainnet (chain ${chainId}): the faucet serves only testnet and dev chains`)
+      throw new Error(
+        `the node at ${this.sender.rpcUrl} runs mainnet (chain ${chainId}): the faucet serves only testnet and dev chains`,
+      )
     }
     const f = this.#config.faucet
     const url = await new Promise<string>((resolve, reject) => {
@@ -149,7 +151,8 @@ export class Faucet {
 
   async #onPost(req: IncomingMessage): Promise<Answer> {
     const text = await readBody(req)
-    if (text === undefined) return { status: 413, body: { error: `request too large (over ${FAUCET_MAX_BODY_BYTES} bytes)` } }
+    if (text === undefined)
+      return { status: 413, body: { error: `request too large (over ${FAUCET_MAX_BODY_BYTES} bytes)` } }
     let address: unknown
     try {
       address = (JSON.parse(text) as { address?: unknown }).address
@@ -157,12 +160,20 @@ export class Faucet {
       return { status: 400, body: { error: 'expected a JSON body {"address": "0x…"}' } }
     }
     if (typeof address !== 'string' || !ADDRESS_RE.test(address)) {
-      return { status: 400, body: { error: `invalid address ${JSON.stringify(address ?? null)}: expected 0x followed by 40 hex digits` } }
+      return {
+        status: 400,
+        body: { error: `invalid address ${JSON.stringify(address ?? null)}: expected 0x followed by 40 hex digits` },
+      }
     }
     const lower = address.toLowerCase()
     const mixed = address.slice(2) !== lower.slice(2) && address.slice(2) !== address.slice(2).toUpperCase()
     if (mixed && !isValidChecksumAddress(address)) {
-      return { status: 400, body: { error: `invalid address ${address}: the EIP-55 checksum (mixed case) does not match; check for a typo` } }
+      return {
+        status: 400,
+        body: {
+          error: `invalid address ${address}: the EIP-55 checksum (mixed case) does not match; check for a typo`,
+        },
+      }
     }
     const f = this.#config.faucet
     const symbol = this.#config.chain.tokenSymbol
@@ -177,14 +188,20 @@ export class Faucet {
         return {
           status: 503,
           retryAfterSeconds,
-          body: { error: `the daily budget of ${formatCoins(f.dailyBudgetWei)} ${symbol} is spent; try again after 00:00 UTC (in ${wait})`, retryAfter: retryAfterSeconds },
+          body: {
+            error: `the daily budget of ${formatCoins(f.dailyBudgetWei)} ${symbol} is spent; try again after 00:00 UTC (in ${wait})`,
+            retryAfter: retryAfterSeconds,
+          },
         }
       }
       const who = refusal.kind === 'address-cooldown' ? address : 'your IP address'
       return {
         status: 429,
         retryAfterSeconds,
-        body: { error: `cooling down: ${who} was served ${ago} ago; try again in ${wait}`, retryAfter: retryAfterSeconds },
+        body: {
+          error: `cooling down: ${who} was served ${ago} ago; try again in ${wait}`,
+          retryAfter: retryAfterSeconds,
+        },
       }
     }
     // reserve before anything awaits: a second request for the same address now sees the cooldown
@@ -193,7 +210,12 @@ export class Faucet {
       const balance = await this.sender.balance()
       if (balance < f.amountWei) {
         this.state.release(reservation)
-        return { status: 503, body: { error: `the faucet is empty: ${formatCoins(balance)} ${symbol} left, each request sends ${formatCoins(f.amountWei)}; please tell the operators` } }
+        return {
+          status: 503,
+          body: {
+            error: `the faucet is empty: ${formatCoins(balance)} ${symbol} left, each request sends ${formatCoins(f.amountWei)}; please tell the operators`,
+          },
+        }
       }
       const txHash = await this.sender.send(address, f.amountWei)
       this.#log.info(`faucet: sent ${formatCoins(f.amountWei)} ${symbol} to ${address} (${ip}) in ${txHash}`)
@@ -202,7 +224,10 @@ export class Faucet {
       this.state.release(reservation)
       if (err instanceof NodeRpcError) {
         this.#log.warn(`faucet: sending to ${address} failed: ${err.message}`)
-        return { status: 502, body: { error: `the node did not take the transaction (${err.message}); nothing was sent, try again later` } }
+        return {
+          status: 502,
+          body: { error: `the node did not take the transaction (${err.message}); nothing was sent, try again later` },
+        }
       }
       throw err
     }

@@ -89,7 +89,13 @@ export class FaucetState {
   }
 
   /** Why `address` (lowercase) from `ip` may not get `amountWei` now, or undefined. */
-  check(address: string, ip: string, amountWei: bigint, dailyBudgetWei: bigint, nowMs = Date.now()): FaucetRefusal | undefined {
+  check(
+    address: string,
+    ip: string,
+    amountWei: bigint,
+    dailyBudgetWei: bigint,
+    nowMs = Date.now(),
+  ): FaucetRefusal | undefined {
     const lastAddress = this.#addresses.get(address)
     if (lastAddress !== undefined && nowMs - lastAddress < this.cooldownMs) {
       return { kind: 'address-cooldown', waitMs: lastAddress + this.cooldownMs - nowMs, lastMs: lastAddress }

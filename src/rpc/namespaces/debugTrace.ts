@@ -79,13 +79,26 @@ function head(b: Backend): bigint {
   return b.store.head.header.number
 }
 
+/** Room the JSON-RPC envelope takes around a result (`{"jsonrpc":"2.0","id":…,"result":…}`). */
+const ENVELOPE_BYTES = 256
+
+/**
+ * The most bytes a trace may write: `[exec] trace_max_bytes`, and no more than the response cap
+ * lets through — a trace the dispatcher would refuse stops in the worker instead of being built.
+ */
+function traceLimit(b: Backend): number {
+  const cap = b.config.jsonrpc.maxResponseBytes
+  const limit = b.config.exec.traceMaxBytes
+  return cap > 0 ? Math.max(1, Math.min(limit, cap - ENVELOPE_BYTES)) : limit
+}
+
 function traceable(block: ChainBlock): ChainBlock {
   if (block.header.number === 0n) throw new ServerError('genesis is not traceable')
   return block
 }
 
 async function traceBlock(b: Backend, block: ChainBlock, options: TraceOptions): Promise<RawJson> {
-  const task: TraceJob = { kind: 'traceBlock', head: head(b), blockHash: block.hash, options, maxBytes: b.config.exec.traceMaxBytes }
+  const task: TraceJob = { kind: 'traceBlock', head: head(b), blockHash: block.hash, options, maxBytes: traceLimit(b) }
   return new RawJson(await b.exec.trace(task, block.transactions.length))
 }
 
@@ -114,7 +127,7 @@ export const debugTraceNamespace: Namespace<Backend> = {
           blockHash: loc.blockHash,
           index: loc.index,
           options: options as TraceOptions,
-          maxBytes: b.config.exec.traceMaxBytes,
+          maxBytes: traceLimit(b),
         }
         return new RawJson(await b.exec.trace(task, 1))
       },
@@ -140,7 +153,7 @@ export const debugTraceNamespace: Namespace<Backend> = {
       params: [Data, TraceConfig],
       handler: async (b, [rlp, options]) => {
         const bytes = rlp as Uint8Array
-        const task: TraceJob = { kind: 'traceRlpBlock', head: head(b), rlp: bytes, options: options as TraceOptions, maxBytes: b.config.exec.traceMaxBytes }
+        const task: TraceJob = { kind: 'traceRlpBlock', head: head(b), rlp: bytes, options: options as TraceOptions, maxBytes: traceLimit(b) }
         return new RawJson(await b.exec.trace(task, txCountOf(bytes)))
       },
     },
@@ -157,7 +170,7 @@ export const debugTraceNamespace: Namespace<Backend> = {
           overrides,
           gasCap: b.config.jsonrpc.gasCap,
           options,
-          maxBytes: b.config.exec.traceMaxBytes,
+          maxBytes: traceLimit(b),
         }
         return new RawJson(await b.exec.trace(task, 1))
       },

@@ -1,0 +1,133 @@
+/**
+ * ibex: the dev network's genesis with the benchmark's gas limit, initialised by `ibex init`,
+ * seeded in process (the same signed transactions, each sealed alone, and the same runs of empty
+ * blocks, through the node's own BlockBuilder; ibex has no RPC to mine empty blocks), then served
+ * by `ibex start`. The write path restarts it on the same datadir with `--block-time`.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Address } from '@ethereumjs/util'
+import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
+import { openDatabase } from '../../src/chain/db.js'
+import { ChainStore } from '../../src/chain/store.js'
+import { defaultConfig } from '../../src/config/defaults.js'
+import { buildGenesis } from '../../src/config/genesis.js'
+import { BlockBuilder } from '../../src/exec/blockBuilder.js'
+import { stateAt, TrieStore } from '../../src/state/index.js'
+import { validateTransaction } from '../../src/txpool/validate.js'
+import { REPO } from '../repo.js'
+import { waitForRpc } from '../rpc.js'
+import type { SeedPlan } from '../seed/plan.js'
+import { bytes, derivedKey, hex } from '../seed/sign.js'
+import { freePort, spawnTracked } from './process.js'
+import { BENCH_GAS_LIMIT, type Peer, type RunningNode, type StartContext } from './types.js'
+
+const IBEX_BIN = join(REPO, 'bin', 'ibex.js')
+/** Pool room for the write path: every pre-signed transfer may wait at once. */
+const WRITE_POOL_SLOTS = 100_000
+
+/** Extra `ibex start` flags (e.g. from --ibex-flags). */
+export const ibexExtraFlags: string[] = []
+
+function paths(ctx: StartContext) {
+  return { datadir: join(ctx.dir, 'data'), genesis: join(ctx.dir, 'genesis.json') }
+}
+
+/** Writes genesis + key, runs `ibex init`, then seals the seed plan into the datadir. */
+async function prepare(ctx: StartContext): Promise<void> {
+  const { datadir, genesis } = paths(ctx)
+  mkdirSync(datadir, { recursive: true })
+  const validator = derivedKey('validator', 0)
+  writeFileSync(join(datadir, 'validator.key'), `${hex(validator.privateKey).slice(2)}\n`, { mode: 0o600 })
+  const g = buildGenesis({ ...defaultConfig('dev'), datadir }, [validator.hex])
+  g.gasLimit = `0x${BENCH_GAS_LIMIT.toString(16)}`
+  writeFileSync(genesis, JSON.stringify(g, null, 2))
+  execFileSync(process.execPath, [IBEX_BIN, 'init', '--network', 'dev', '--genesis', genesis, '--datadir', datadir], { stdio: 'pipe' })
+  await seedInProcess(datadir, g as unknown as GenesisJson, validator.privateKey, validator.address, ctx.plan, ctx.log)
+}
+
+async function seedInProcess(
+  datadir: string,
+  genesis: GenesisJson,
+  privateKey: Uint8Array,
+  coinbase: Uint8Array,
+  plan: SeedPlan,
+  log: (l: string) => void,
+): Promise<void> {
+  const common = createChainCommon(genesis)
+  const db = await openDatabase(join(datadir, 'chaindata'))
+  try {
+    const store = new ChainStore(db, common)
+    common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
+    const trie = new TrieStore(db)
+    const recipient = (genesis.config as { baseFeeRecipient?: string } | undefined)?.baseFeeRecipient
+    const builder = await BlockBuilder.create({
+      store,
+      common,
+      trie,
+      privateKey,
+      coinbase,
+      baseFeeRecipient: recipient ? bytes(recipient) : undefined,
+      syncWrites: false,
+    })
+    const admission = () => {
+      const state = stateAt(db, common, store.head.header.stateRoot)
+      return {
+        common,
+        chainId: common.chainId(),
+        blockGasLimit: store.head.header.gasLimit,
+        nextBaseFee: store.head.header.calcNextBaseFee(),
+        priceLimit: 0n,
+        known: () => false,
+        account: async (a: Uint8Array) => {
+          const acc = await state.getAccount(new Address(a))
+          return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+        },
+      }
+    }
+    const t = performance.now()
+    let txs = 0
+    for (const step of plan.steps) {
+      if (step.kind === 'empty') {
+        for (let i = 0; i < step.blocks; i++) await builder.build([], store.head.header.timestamp + 1n)
+        continue
+      }
+      const ptx = await validateTransaction(bytes(step.tx.raw), admission())
+      const { block, included } = await builder.build([ptx], store.head.header.timestamp + 1n)
+      const receipt = store.getReceipts(block.hash)?.[0]
+      if (included.length !== 1 || receipt?.status !== 1) throw new Error(`${step.what} failed in block ${block.header.number}`)
+      if (++txs % 250 === 0) log(`  ${txs} seed transactions (${((performance.now() - t) / 1000).toFixed(0)} s)`)
+    }
+    if (Number(store.head.header.number) !== plan.head) throw new Error(`seeded head ${store.head.header.number}, expected ${plan.head}`)
+  } finally {
+    await db.close()
+  }
+}
+
+async function launch(ctx: StartContext, blockTime: string): Promise<RunningNode> {
+  const { datadir, genesis } = paths(ctx)
+  const port = await freePort()
+  const args = [
+    IBEX_BIN, 'start', '--network', 'dev', '--genesis', genesis, '--datadir', datadir, '--http.port', String(port),
+    '--http.api', 'eth,net,web3,txpool,debug', '--log-level', 'warn', '--block-time', blockTime,
+    '--txpool.globalslots', String(WRITE_POOL_SLOTS), '--txpool.accountqueue', '1024', ...ibexExtraFlags,
+  ]
+  const proc = spawnTracked('ibex', process.execPath, args, { cpus: ctx.cpus })
+  const url = `http://127.0.0.1:${port}`
+  await waitForRpc(url, proc)
+  const version = `ibex ${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version} (node ${process.version})`
+  return { name: 'ibex', url, proc, version, stop: () => proc.stop() }
+}
+
+export const ibex: Peer = {
+  name: 'ibex',
+  async start(ctx) {
+    await prepare(ctx)
+    return launch(ctx, '0')
+  },
+  async intervalMining(node, ctx, seconds) {
+    await node.stop()
+    return launch(ctx, `${seconds}s`)
+  },
+}

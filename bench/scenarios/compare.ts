@@ -1,0 +1,57 @@
+/**
+ * Side by side on the seeded state, one run, CONNECTIONS keep-alive connections, closed loop:
+ * eth_blockNumber (against the bare node:http server too), eth_getBalance, eth_getBlockByNumber
+ * of history blocks with full transactions, and a view eth_call (BenchToken.balanceOf).
+ */
+import { generate } from '../load/index.js'
+import { prng } from './requests.js'
+import { job, type Row, rowOf, type Scenario } from './types.js'
+
+export const COMPARE_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)']
+
+export const compare: Scenario = {
+  name: 'compare',
+  title: 'Side by side (closed loop)',
+  async run(ctx) {
+    const rows: Row[] = []
+    const c = ctx.opts.connections
+    const rand = prng(7)
+    const lists: Record<string, ReturnType<typeof ctx.requests.single>> = {
+      eth_blockNumber: ctx.requests.single('eth_blockNumber', 16),
+      eth_getBalance: ctx.requests.single('eth_getBalance'),
+      'eth_getBlockByNumber(full)': ctx.requests.single('eth_getBlockByNumber', undefined, () => {
+        const h = ctx.plan.history[Math.floor(rand() * ctx.plan.history.length)] as { block: number }
+        return [`0x${h.block.toString(16)}`, true]
+      }),
+      'eth_call(view)': ctx.requests.single('eth_call'),
+    }
+    if (ctx.bare !== undefined) {
+      const s = await generate(job(ctx, ctx.bare.url, lists.eth_blockNumber as never, c), ctx.gen)
+      rows.push(rowOf('node:http', `eth_blockNumber ×${c}`, s))
+      ctx.log(`  node:http eth_blockNumber: ${Math.round(s.rps)} req/s`)
+    }
+    for (const method of COMPARE_METHODS) {
+      for (const node of ctx.nodes) {
+        const s = await generate(job(ctx, node.url, lists[method] as never, c), ctx.gen)
+        rows.push(rowOf(node.name, `${method} ×${c}`, s))
+        ctx.log(`  ${node.name.padEnd(9)} ${method}: ${Math.round(s.rps)} req/s p50 ${s.p50.toFixed(2)} p99 ${s.p99.toFixed(1)} ms errors ${s.httpErrors + s.rpcErrors + s.failed}`)
+      }
+    }
+    return { name: 'compare', title: `${this.title}, ${c} connections`, unit: 'req/s', rows, notes: ratioNotes(rows, c) }
+  },
+}
+
+/** The must-show ratios: ibex vs node:http (blockNumber) and vs anvil (the others). */
+export function ratioNotes(rows: Row[], c: number): string[] {
+  const get = (node: string, method: string) => rows.find((r) => r.node === node && r.label === `${method} ×${c}`)?.rps
+  const notes: string[] = []
+  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b)
+  const bn = ratio(get('ibex', 'eth_blockNumber'), get('node:http', 'eth_blockNumber'))
+  if (bn !== undefined) notes.push(`ibex eth_blockNumber = ${bn.toFixed(2)}× node:http (target ≥ 0.8)`)
+  const targets: [string, number][] = [['eth_getBalance', 0.5], ['eth_getBlockByNumber(full)', 0.5], ['eth_call(view)', 0.25]]
+  for (const [m, want] of targets) {
+    const r = ratio(get('ibex', m), get('anvil', m))
+    if (r !== undefined) notes.push(`ibex ${m} = ${r.toFixed(2)}× anvil (target ≥ ${want})`)
+  }
+  return notes
+}
