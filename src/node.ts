@@ -203,7 +203,9 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     })
     rpc = await createRpcServer({ config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network }, ops.rpc)
     sealer?.start()
-    exec.start()
+    // workers load the EVM (~1 s of CPU each): after the caller has printed its banner
+    const execPool = exec
+    setTimeout(() => execPool.start(), 0).unref()
   } catch (err) {
     await rpc?.stop()
     await ops?.stop()

@@ -28,6 +28,8 @@ const GAS_HEADROOM_PERCENT = 50n
 const GAS_HEADROOM_FIXED = 100_000n
 /** MAX_TX_GAS: stays below the 30M block gas limit. */
 const MAX_TX_GAS = 29_000_000n
+/** FALLBACK_GAS: used when eth_estimateGas times out (enough for finalizing 150 seats, ~7.2M). */
+const FALLBACK_GAS = 15_000_000n
 /** MAX_FEE_PER_GAS_WEI: generous cap; the block's base fee is what is paid. */
 const MAX_FEE_PER_GAS_WEI = 100_000_000_000n
 /** PRIORITY_FEE_WEI: the tip to the block producer. */
@@ -243,11 +245,22 @@ export class Chain {
     }
   }
 
-  /** transact: estimate, send, wait; a reverted receipt throws. Returns the receipt. */
+  /**
+   * transact: estimate, send, wait; a reverted receipt throws. Returns the receipt. When the node
+   * gives up on the estimate (its eth_call time budget, on a busy machine), FALLBACK_GAS is used.
+   */
   async transact(what, signer, tx) {
-    const estimate = await this.estimate(what, { ...tx, from: signer.address })
-    const padded = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n + GAS_HEADROOM_FIXED
-    const gas = tx.gas ?? (padded > MAX_TX_GAS ? MAX_TX_GAS : padded)
+    let gas = tx.gas
+    if (gas === undefined) {
+      try {
+        const estimate = await this.estimate(what, { ...tx, from: signer.address })
+        const padded = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n + GAS_HEADROOM_FIXED
+        gas = padded > MAX_TX_GAS ? MAX_TX_GAS : padded
+      } catch (err) {
+        if (!(err instanceof RpcCallError && /timeout/i.test(err.rpcMessage))) throw err
+        gas = FALLBACK_GAS
+      }
+    }
     const hash = await this.sendTx(signer, { ...tx, gas })
     const receipt = await this.receipt(hash)
     if (receipt.status !== '0x1') throw new Error(`${what}: transaction ${hash} failed on chain (status 0)`)

@@ -16,6 +16,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { createTxFromBlockBodyData } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
 import type { TrieStore } from '../state/trieStore.js'
+import { memoizeParams } from './commonParams.js'
 import type { Database } from './db.js'
 import { writeLogIndex } from './logIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
@@ -88,6 +89,8 @@ export class ChainStore {
   constructor(db: Database, common: Common) {
     this.db = db
     this.common = common
+    // every block decode builds its transactions on copies of this Common (commonParams.ts)
+    memoizeParams(common)
     const head = db.getSync('meta', HEAD_KEY)
     if (head !== undefined) this.#head = this.getBlockByHash(head)
     this.#genesisHash = db.getSync('meta', GENESIS_KEY)

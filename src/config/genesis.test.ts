@@ -14,6 +14,7 @@ import { ConfigError } from './errors.js'
 import {
   IBFT_MIX_HASH,
   buildGenesis,
+  daoGenesis,
   encodeIbftExtraData,
   loadGenesis,
   loadPresetGenesis,
@@ -102,7 +103,7 @@ describe('buildGenesis', () => {
       terminalTotalDifficulty: 0,
       ibft: { blockTime: 0, epochSize: 30000 },
     })
-    expect(g.config.baseFeeRecipient).toBeUndefined()
+    expect(g.config.baseFeeRecipient).toBe(daoGenesis('dev').addresses.RevenuePool)
     expect(g).toMatchObject({
       gasLimit: '0x1c9c380',
       baseFeePerGas: '0x3b9aca00',
@@ -114,8 +115,10 @@ describe('buildGenesis', () => {
     })
     expect(readExtraDataValidators(g.extraData)).toEqual([V1])
     const accounts = devAccounts(10)
-    expect(Object.keys(g.alloc)).toEqual(accounts.map((a) => a.address))
-    for (const account of Object.values(g.alloc)) expect(BigInt(account.balance)).toBe(10_000n * 10n ** 18n)
+    expect(Object.keys(g.alloc).slice(0, 10)).toEqual(accounts.map((a) => a.address))
+    for (const { address } of accounts) expect(BigInt(g.alloc[address].balance)).toBe(10_000n * 10n ** 18n)
+    // then the Validator DAO and the funded DAO applicant accounts 10-19 (contracts/genesis/dev.json)
+    expect(Object.keys(g.alloc).slice(10)).toEqual(Object.keys(daoGenesis('dev').alloc))
   })
 
   it('takes a chain id, alloc and timestamp', () => {
@@ -162,7 +165,7 @@ describe('presets', () => {
   it.each([
     ['testnet', 7860],
     ['mainnet', 786],
-  ] as const)('%s loads with chain id %i, 4 validators, empty alloc', (network, chainId) => {
+  ] as const)('%s loads with chain id %i, 4 validators, the DAO in alloc', (network, chainId) => {
     expect(existsSync(presetGenesisPath(network))).toBe(true)
     const g = loadPresetGenesis(network)
     expect(g.config.chainId).toBe(chainId)
@@ -170,7 +173,8 @@ describe('presets', () => {
     expect(g.config.pragueTime).toBe(0)
     expect(g.mixHash).toBe(IBFT_MIX_HASH)
     expect(readExtraDataValidators(g.extraData)).toHaveLength(4)
-    expect(g.alloc).toEqual({})
+    expect(g.alloc).toEqual(daoGenesis(network).alloc)
+    expect(g.config.baseFeeRecipient).toBe(daoGenesis(network).addresses.RevenuePool)
     expect(createCommonFromGethGenesis(g as never, { chain: network }).chainId()).toBe(BigInt(chainId))
     expect(loadGenesis(defaultConfig(network))).toEqual(g)
   })

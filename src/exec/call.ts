@@ -4,10 +4,9 @@
  * price 0 and no base-fee check (BASEFEE reads 0, as in geth); nonce and EOA checks skipped;
  * the sender's balance must cover gas × price + value; the block gas limit does not bind.
  *
- * Each attempt runs on a fresh state manager at the block's root (roots are immutable, so
- * this costs only cache warm-up), so nothing leaks between attempts or into the chain.
+ * Each attempt runs on the VM and state manager kept for the block's root (callState.ts), inside
+ * a checkpoint reverted afterwards, so nothing leaks between attempts or into the chain.
  */
-import { createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
@@ -15,8 +14,8 @@ import { runTx } from '@ethereumjs/vm'
 import type { Database } from '../chain/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
+import { callStateFor, dropCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
-import { createChainVM, envBlock } from './vm.js'
 
 export interface CallRequest {
   from?: Uint8Array
@@ -91,56 +90,59 @@ export function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Co
   return tx
 }
 
-/** One execution of `req` with `gas` on the block's state. */
+/**
+ * One execution of `req` with `gas` on the block's state, on the VM and state reused by every
+ * call at that root (callState.ts): inside a checkpoint reverted afterwards, so nothing persists.
+ */
 export async function attempt(
   env: Env,
   req: CallRequest,
   gas: bigint,
   opts: { reportAccessList?: boolean } = {},
 ): Promise<CallOutcome> {
-  const { block } = env
-  // the rules of the block the call runs in (an imported chain changes forks along the way)
-  const common = block.header.common.copy()
-  const sm = stateAt(env.db, common, block.header.stateRoot)
-  const vm = await createChainVM(env.store, common, sm)
-  const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
-  const account = await sm.getAccount(from)
-  const balance = account?.balance ?? 0n
-  const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
-  const needed = gas * feeCap + (req.value ?? 0n)
-  if (balance < needed) {
-    throw new ExecutionError(`insufficient funds for gas * price + value: address ${from.toString()} have ${balance} want ${needed}`)
-  }
-  const noFees = !hasFees(req)
-  const header = noFees && block.header.baseFeePerGas !== undefined
-    ? createBlockHeader({ ...block.header.toJSON(), baseFeePerGas: 0n }, { common, skipConsensusFormatValidation: true })
-    : block.header
-  const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
-  try {
-    const result = await runTx(vm, {
-      tx,
-      block: envBlock(header),
-      skipNonce: true,
-      skipBalance: true,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-      reportAccessList: opts.reportAccessList === true,
-    })
-    const err = result.execResult.exceptionError
-    return {
-      returnValue: result.execResult.returnValue,
-      gasUsed: result.totalGasSpent,
-      error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
-      reverted: err?.error === 'revert',
-      accessList: result.accessList,
+  const { block, store } = env
+  const state = await callStateFor(store, env.db, block)
+  return state.exclusive(async () => {
+    const { sm, vm, common } = state
+    const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
+    const account = await sm.getAccount(from)
+    const balance = account?.balance ?? 0n
+    const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
+    const needed = gas * feeCap + (req.value ?? 0n)
+    if (balance < needed) {
+      throw new ExecutionError(`insufficient funds for gas * price + value: address ${from.toString()} have ${balance} want ${needed}`)
     }
-  } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e)
-    if (/gasLimit is too low|intrinsic/i.test(msg)) {
-      throw new ExecutionError(`intrinsic gas too low: have ${gas}, want ${tx.getIntrinsicGas()}`)
+    const noFees = !hasFees(req)
+    const env = state.envBlock(block, noFees && block.header.baseFeePerGas !== undefined)
+    const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
+    try {
+      const result = await runTx(vm, {
+        tx,
+        block: env,
+        skipNonce: true,
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: opts.reportAccessList === true,
+      })
+      const err = result.execResult.exceptionError
+      return {
+        returnValue: result.execResult.returnValue,
+        gasUsed: result.totalGasSpent,
+        error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
+        reverted: err?.error === 'revert',
+        accessList: result.accessList,
+      }
+    } catch (e) {
+      // thrown out of the EVM (not an EVM error): do not trust this VM again
+      dropCallState(store, state)
+      const msg = e instanceof Error ? e.message : String(e)
+      if (/gasLimit is too low|intrinsic/i.test(msg)) {
+        throw new ExecutionError(`intrinsic gas too low: have ${gas}, want ${tx.getIntrinsicGas()}`)
+      }
+      throw new ExecutionError(msg.split(' -> ')[0]?.split('\n')[0] ?? msg)
     }
-    throw new ExecutionError(msg.split(' -> ')[0]?.split('\n')[0] ?? msg)
-  }
+  })
 }
 
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

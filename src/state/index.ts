@@ -2,13 +2,20 @@
  * State access. World state is a Merkle-Patricia trie over RocksDB (TrieStore); a reader is
  * a MerkleStateManager rooted at a block's state root. Roots are immutable, so any number of
  * readers at old roots can run while the block builder writes new nodes.
+ *
+ * Readers (stateAt) answer from flat per-root caches of what was already read at their root
+ * before walking the trie (readCache.ts, sharedRead.ts): an account read twice at the head costs
+ * a map lookup the second time.
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../chain/db.js'
+import { readCacheFor } from './readCache.js'
+import { SharedReadStateManager, trieAt } from './sharedRead.js'
 import { TrieStore } from './trieStore.js'
 
+export { SharedReadStateManager } from './sharedRead.js'
 export { TrieStore } from './trieStore.js'
 
 /** A state manager whose writes go to `store`'s overlay (flushed by the block commit). */
@@ -23,7 +30,23 @@ export function createStateManager(store: TrieStore, common: Common, root?: Uint
   return new MerkleStateManager({ trie, common })
 }
 
-/** A throw-away state manager at `root`: reads RocksDB, keeps its writes in memory only. */
+/**
+ * A throw-away state manager at `root`: reads RocksDB (through the root's shared read caches),
+ * keeps its writes in memory only.
+ */
 export function stateAt(db: Database, common: Common, root: Uint8Array): MerkleStateManager {
-  return createStateManager(new TrieStore(db), common, root)
+  const shared = readCacheFor(db, root)
+  shared.trie ??= trieAt(db, common, root)
+  return new SharedReadStateManager({ trie: shared.trie, common }, shared, db)
+}
+
+/**
+ * A state manager at `root` meant to be reused by many executions that must leave no trace (eth_call):
+ * reads through the root's shared caches, writes held in ethereumjs' Caches (no trie hashing), so
+ * that a checkpoint taken before each execution and reverted after it discards everything.
+ */
+export function reusableStateAt(db: Database, common: Common, root: Uint8Array): SharedReadStateManager {
+  const shared = readCacheFor(db, root)
+  shared.trie ??= trieAt(db, common, root)
+  return new SharedReadStateManager({ trie: shared.trie, common, caches: new Caches() }, shared, db)
 }

@@ -23,7 +23,7 @@ export const READY_TIMEOUT_MS = 20_000
 /** How long a stopped node may take to exit before it is SIGKILLed. */
 export const STOP_TIMEOUT_MS = 15_000
 /** How long to wait for the banner's URL before looking the port up in /proc. */
-const BANNER_GRACE_MS = 1_500
+const BANNER_GRACE_MS = 5_000
 /** Poll interval while waiting for readiness. */
 const READY_POLL_MS = 50
 /** Keep at most this much of each output stream (the tail). */

@@ -9,8 +9,9 @@
  * Calls and traces have their own threads and queues, so a burst of 30M-gas traces cannot
  * starve eth_call. What always holds:
  *  - a full queue refuses the request at once (-32005 PoolBusyError), nothing queues unbounded;
- *  - every task has a deadline, from the moment it is submitted: eth_call's evm timeout, a
- *    trace's per-transaction `timeout` times its transactions. The EVM checks it itself
+ *  - every task has a deadline, from the moment it is submitted: eth_call's evm timeout
+ *    (eth_estimateGas: ESTIMATE_TIMEOUT_FACTOR times it), a trace's per-transaction `timeout`
+ *    times its transactions. The EVM checks it itself
  *    (deadline.ts) and stops, so the worker survives; a task still running ABORT_GRACE_MS later
  *    (stuck outside the opcode loop) is aborted and its worker terminated and replaced; a task
  *    still queued at its deadline is dropped — a pure-compute loop cannot hold a thread;
@@ -41,6 +42,11 @@ import { type CallTask, runTask, type TaskFailure, type TaskResult, type TracePa
 export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
 export type { CallTask, TraceTask } from './tasks.js'
 
+/**
+ * eth_estimateGas runs the call many times (geth's binary search) and geth bounds it by no timer
+ * at all; here it gets this many times the call timeout, so it stays bounded on a public node.
+ */
+export const ESTIMATE_TIMEOUT_FACTOR = 3
 /** How long past its deadline a task may run before its worker is terminated (the EVM should have stopped it). */
 export const ABORT_GRACE_MS = 1000
 /** Time a trace gets beyond its transactions' timeouts, to replay the block's earlier transactions. */
@@ -164,7 +170,9 @@ export class ExecPool {
 
   /** eth_call / eth_estimateGas: the call's result (bytes or gas), or its ExecutionError. */
   async call(unscheduled: CallJob): Promise<unknown> {
-    const task = { ...unscheduled, deadlineAt: Date.now() + unscheduled.limits.timeoutMs } as CallTask
+    const { limits } = unscheduled
+    const budgetMs = unscheduled.kind === 'estimateGas' ? limits.timeoutMs * ESTIMATE_TIMEOUT_FACTOR : limits.timeoutMs
+    const task = { ...unscheduled, limits: { ...limits, timeoutMs: budgetMs }, deadlineAt: Date.now() + budgetMs } as CallTask
     return this.#run('calls', task)
   }
 

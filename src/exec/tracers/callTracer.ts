@@ -20,9 +20,10 @@ import type { Address } from '@ethereumjs/util'
 import { toData, toQuantity } from '../../rpc/hex.js'
 import { decodeRevertReason } from '../../rpc/errors.js'
 import { gethVmError } from '../errors.js'
-import { gethOpName, goJson, OP_CALL, OP_CALLCODE, OP_CREATE, OP_CREATE2, OP_DELEGATECALL, OP_STATICCALL } from './opcodes.js'
+import { gethOpName, goJson, stackErrorMessage, OP_CALL, OP_CALLCODE, OP_CREATE, OP_CREATE2, OP_DELEGATECALL, OP_STATICCALL } from './opcodes.js'
 import type { CallTracerConfig } from './options.js'
 import type { JsonSink } from './sink.js'
+import { stackLength } from './stepHook.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
 
 const TYPE_OF_OP: Record<number, string> = {
@@ -91,6 +92,8 @@ export class CallTracer implements Tracer {
   #lastOp = 0
   /** geth's name of the last opcode run (for `invalid opcode: NAME`). */
   #lastOpName = ''
+  /** Stack height at the last opcode (for geth's stack error messages). */
+  #lastStackLen = 0
   #logIndex = 0
 
   constructor(cfg: CallTracerConfig, sink: JsonSink) {
@@ -108,6 +111,7 @@ export class CallTracer implements Tracer {
     const code = step.opcode.code
     this.#lastOp = code
     this.#lastOpName = step.opcode.name
+    this.#lastStackLen = stackLength(step)
     if (code === OP_SELFDESTRUCT) this.#selfdestruct(step)
     if (!this.#cfg.withLog || code < LOG0 || code > LOG4) return
     const stack = step.stack
@@ -219,13 +223,29 @@ export class CallTracer implements Tracer {
     }
   }
 
+  /** geth's error text for an ethereumjs error of the frame whose last opcode just ran. */
+  #gethError(err: string): string {
+    switch (err) {
+      case 'revert':
+        return 'execution reverted'
+      case 'invalid opcode':
+        return `invalid opcode: ${gethOpName(this.#lastOpName, this.#lastOp)}`
+      case 'stack underflow':
+        return stackErrorMessage('underflow', this.#lastOp, this.#lastStackLen)
+      case 'stack overflow':
+        return stackErrorMessage('overflow', this.#lastOp, this.#lastStackLen)
+      default:
+        return gethVmError(err)
+    }
+  }
+
   /** geth's callFrame.processOutput. */
   #processOutput(frame: Frame, output: Uint8Array, err: string | undefined): void {
     if (err === undefined) {
       frame.output = output
       return
     }
-    frame.error = err === 'revert' ? 'execution reverted' : err === 'invalid opcode' ? `invalid opcode: ${gethOpName(this.#lastOpName, this.#lastOp)}` : gethVmError(err)
+    frame.error = this.#gethError(err)
     if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined
     if (err !== 'revert' || output.length === 0) return
     frame.output = output

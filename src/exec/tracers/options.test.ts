@@ -32,7 +32,7 @@ describe('decodeTraceOptions', () => {
     const o = decodeTraceOptions(undefined)
     expect(o.tracer).toBe('structLogger')
     expect(o.timeoutMs).toBe(DEFAULT_TRACE_TIMEOUT_MS)
-    expect(o.logger).toEqual({ enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: false })
+    expect(o.logger).toEqual({ enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: false, limit: 0 })
   })
 
   it('matches field names case-insensitively, as Go does, and reads tracerConfig', () => {

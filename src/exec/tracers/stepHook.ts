@@ -50,6 +50,11 @@ class LazyStep {
     return this.#interp._runState.stack.getStack()
   }
 
+  /** Stack height, without copying the stack (not in ethereumjs' event: read with stackLength()). */
+  get stackLength(): number {
+    return this.#interp._runState.stack.length
+  }
+
   /** A copy of memory as it was before this opcode expanded it. */
   get memory(): Uint8Array {
     return this.#interp._runState.memory._store.slice(0, Number(this.#memoryWords) * 32)
@@ -101,4 +106,10 @@ export function stepHookReady(): boolean {
 /** Sets (or clears) the function every opcode of this thread's EVMs is handed to. */
 export function setStepConsumer(fn: StepConsumer | undefined): void {
   consumer = fn
+}
+
+/** The stack height of a step: without a copy when the step came from this hook. */
+export function stackLength(step: InterpreterStep): number {
+  const lazy = (step as { stackLength?: number }).stackLength
+  return lazy ?? step.stack.length
 }

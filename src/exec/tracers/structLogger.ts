@@ -22,6 +22,7 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { toData } from '../../rpc/hex.js'
 import { gethOpName, isCallOp, OP_SLOAD, OP_SSTORE, stackErrorMessage } from './opcodes.js'
 import type { StructLoggerConfig } from './options.js'
+import { stackLength } from './stepHook.js'
 import type { JsonSink } from './sink.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
 
@@ -37,6 +38,8 @@ interface Entry {
   depth: number
   error: string | undefined
   stack: bigint[] | undefined
+  /** Stack height (geth words stack errors with it, also when the stack is not shown). */
+  stackLen: number
   memory: Uint8Array | undefined
   returnData: Uint8Array | undefined
   refund: bigint
@@ -57,12 +60,12 @@ function word(v: bigint): string {
   return `0x${v.toString(16).padStart(64, '0')}`
 }
 
-/** ethereumjs gas of the callee, as geth's callGas computes it (EIP-150: all but one 64th). */
-function calleeGas(step: InterpreterStep, cost: bigint): bigint {
-  const available = step.gasLeft - cost
+/** Gas handed to the callee, as geth's callGas computes it (EIP-150: all but one 64th of what is left). */
+function calleeGas(stack: bigint[], gasLeft: bigint, cost: bigint): bigint {
+  const available = gasLeft - cost
   if (available < 0n) return 0n
   const cap = available - available / 64n
-  const requested = step.stack[step.stack.length - 1] ?? 0n
+  const requested = stack[stack.length - 1] ?? 0n
   return requested < cap ? requested : cap
 }
 
@@ -99,16 +102,23 @@ export class StructLogger implements Tracer {
   step(step: InterpreterStep): void {
     const code = step.opcode.code
     const depth = step.depth + 1
-    if (this.#pending !== undefined) this.#flush(step.depth + 1 === this.#pending.depth ? step.stack : undefined)
-    // geth's `limit`: past it, steps are no longer logged (nor tracked)
-    if (this.#cfg.limit > 0 && this.#written > this.#cfg.limit) return
-    let gasCost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee)
-    if (isCallOp(code)) gasCost += calleeGas(step, gasCost)
     const cfg = this.#cfg
+    // a copy of the stack is made at most once per step, and only when something reads it
+    let stackCopy: bigint[] | undefined
+    const stackOf = (): bigint[] => {
+      stackCopy ??= step.stack
+      return stackCopy
+    }
+    const pending = this.#pending
+    if (pending !== undefined) this.#flush(pending.sloadKey !== undefined && depth === pending.depth ? stackOf() : undefined)
+    // geth's `limit`: past it, steps are no longer logged (nor tracked)
+    if (cfg.limit > 0 && this.#written > cfg.limit) return
+    let gasCost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee)
+    if (isCallOp(code)) gasCost += calleeGas(stackOf(), step.gasLeft, gasCost)
     let storage: Map<string, string> | undefined
     let sloadKey: string | undefined
     if (!cfg.disableStorage && (code === OP_SLOAD || code === OP_SSTORE)) {
-      const stack = step.stack
+      const stack = stackOf()
       const n = stack.length
       const address = step.address.toString()
       storage = this.#storage.get(address)
@@ -133,7 +143,8 @@ export class StructLogger implements Tracer {
       gasCost,
       depth,
       error: undefined,
-      stack: cfg.disableStack ? undefined : step.stack,
+      stack: cfg.disableStack ? undefined : stackOf(),
+      stackLen: stackCopy?.length ?? stackLength(step),
       memory: cfg.enableMemory && step.memory.length > 0 ? step.memory : undefined,
       returnData: cfg.enableReturnData && frame !== undefined && frame.returnData.length > 0 ? frame.returnData : undefined,
       refund,
@@ -150,7 +161,7 @@ export class StructLogger implements Tracer {
     if (err !== undefined && pending !== undefined && pending.depth === depth && pending.error === undefined) {
       if (err === 'out of gas') pending.error = 'out of gas'
       else if (err === 'stack underflow' || err === 'stack overflow') {
-        pending.error = stackErrorMessage(err === 'stack underflow' ? 'underflow' : 'overflow', pending.code, pending.stack?.length ?? 0)
+        pending.error = stackErrorMessage(err === 'stack underflow' ? 'underflow' : 'overflow', pending.code, pending.stackLen)
       }
     }
     const parent = this.#frames[this.#frames.length - 1]

@@ -13,6 +13,10 @@
  *   S5 an opcode that fails while it runs (INVALID, a bad jump …) — anvil puts the failure on the
  *      step (`"error":"Some(InvalidFEOpcode)"`); geth logs the step before running it and has no
  *      OnFault hook in the struct logger, so the step carries no error.
+ *   S6 stack underflow — anvil: `"error":"Some(StackUnderflow)"` on the step, `"StackUnderflow"`
+ *      on the call frame; geth: ErrStackUnderflow, `stack underflow (<height> <=> <needed>)`, on
+ *      both. Mapped exactly where the step shows its stack; without the stack (disableStack)
+ *      and on call frames, both sides are compared as `stack underflow`.
  *   S4 CREATE / CREATE2 gasCost — anvil adds the gas handed to the new contract; geth's opCreate
  *      charges that after the step is logged, so gasCost is 32000 + memory + initcode words. The
  *      callee's gas is the next (deeper) step's `gas`.
@@ -40,7 +44,25 @@ const ANVIL_ERRORS: Record<string, string> = {
   'Some(PrecompileOOG)': 'out of gas',
 }
 
-/** S1–S4 applied to a struct logger result (`{failed, gas, returnValue, structLogs}`). */
+/** Stack items an opcode needs (geth's minStack), for the opcodes the scenario underflows. */
+const STACK_NEEDS: Record<string, number> = { ADD: 2, MUL: 2, SUB: 2, POP: 1, SSTORE: 2, JUMP: 1 }
+
+/** S6 on either side: a stack error of a step without its stack, or of a call frame, without its numbers. */
+export function plainStackErrors(trace: Json): Json {
+  const strip = (e: unknown) => (typeof e === 'string' && /^stack underflow/.test(e) ? 'stack underflow' : e)
+  if (Array.isArray(trace?.structLogs)) {
+    for (const e of trace.structLogs) if (!Array.isArray(e.stack) && e.error !== undefined) e.error = strip(e.error)
+    return trace
+  }
+  const walk = (f: Json) => {
+    if (f.error !== undefined) f.error = f.error === 'StackUnderflow' ? 'stack underflow' : strip(f.error)
+    for (const c of f.calls ?? []) walk(c)
+  }
+  walk(trace)
+  return trace
+}
+
+/** S1–S6 applied to a struct logger result (`{failed, gas, returnValue, structLogs}`). */
 export function gethStructLogs(trace: Json): Json {
   const logs: Json[] = trace.structLogs.map((e: Json) => ({ ...e }))
   for (let i = 0; i < logs.length; i++) {
@@ -48,7 +70,8 @@ export function gethStructLogs(trace: Json): Json {
     if (e.refund === 0) delete e.refund
     if (e.returnData === '0x') delete e.returnData
     if (Array.isArray(e.memory) && e.memory.length === 0) delete e.memory
-    if (typeof e.error === 'string' && e.error in ANVIL_ERRORS) e.error = ANVIL_ERRORS[e.error]
+    if (e.error === 'Some(StackUnderflow)') e.error = Array.isArray(e.stack) ? `stack underflow (${e.stack.length} <=> ${STACK_NEEDS[e.op] ?? '?'})` : 'stack underflow'
+    else if (typeof e.error === 'string' && e.error in ANVIL_ERRORS) e.error = ANVIL_ERRORS[e.error]
     else if (typeof e.error === 'string' && e.error.startsWith('Some(')) delete e.error
     const next = logs[i + 1]
     if ((e.op === 'CREATE' || e.op === 'CREATE2') && next !== undefined && next.depth > e.depth) e.gasCost -= next.gas

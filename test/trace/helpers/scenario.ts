@@ -124,5 +124,8 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
   await send('INVALID opcode', addresses.misc, call('Misc', 'invalidOp'), 0n, 100_000n)
   addresses.doomed = (await send('deploy Doomed with value', null, C.Doomed.bytecode, 99n)).contractAddress
   await send('SELFDESTRUCT', addresses.misc, call('Misc', 'destroyChild', [addresses.doomed]))
+  // runtime 600101: PUSH1 1, ADD — a stack underflow
+  addresses.underflow = (await send('deploy a stack underflow', null, '0x626001015f526003601df3')).contractAddress
+  await send('stack underflow', addresses.underflow, '0x', 0n, 100_000n)
   return { txs, addresses, contracts: C, sender: account.address }
 }

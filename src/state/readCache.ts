@@ -1,0 +1,105 @@
+/**
+ * Flat reads in front of the trie: per state root, the accounts and storage slots already read
+ * at that root, as plain maps (address → account RLP, address‖slot → value), shared by every
+ * reader of the root in this thread. A root's state never changes (content-addressed trie), so
+ * an entry never goes stale; writers never touch these maps (see SharedReadStateManager), and
+ * contract code is cached by its hash, which is immutable too.
+ *
+ *   stateAt(root).getAccount(a) ─▶ RootReadCache(root).accounts ─miss─▶ trie walk ─▶ remember
+ *
+ * Readers keep asking for the head's root, so a few recent roots are kept (oldest dropped), each
+ * with a bounded number of entries (past it, the oldest insertions go first).
+ */
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import type { Database } from '../chain/db.js'
+
+/** Roots kept per database (the head, the block before it while readers move on, and a spare). */
+export const READ_CACHE_ROOTS = 3
+/** Accounts remembered per root. */
+export const READ_CACHE_ACCOUNTS = 100_000
+/** Storage slots remembered per root. */
+export const READ_CACHE_SLOTS = 200_000
+/** Contract code remembered (by code hash, all roots), bytes. */
+export const CODE_CACHE_BYTES = 32 * 1024 * 1024
+
+/** A bounded map evicting its oldest insertions. */
+class BoundedMap<V> {
+  readonly #map = new Map<string, V>()
+  readonly #max: number
+  constructor(max: number) {
+    this.#max = max
+  }
+  get(key: string): V | undefined {
+    return this.#map.get(key)
+  }
+  set(key: string, value: V): void {
+    if (this.#map.size >= this.#max) {
+      const oldest = this.#map.keys().next().value
+      if (oldest !== undefined) this.#map.delete(oldest)
+    }
+    this.#map.set(key, value)
+  }
+  get size(): number {
+    return this.#map.size
+  }
+}
+
+/** What has been read at one state root. `null` = the account does not exist. */
+export class RootReadCache {
+  readonly root: string
+  readonly accounts = new BoundedMap<Uint8Array | null>(READ_CACHE_ACCOUNTS)
+  /** Key: address hex ‖ slot hex; value: the slot's value as getStorage returns it. */
+  readonly slots = new BoundedMap<Uint8Array>(READ_CACHE_SLOTS)
+  /** The root's shared reader trie (read-only: readers swap in their own before changing it). */
+  trie: MerklePatriciaTrie | undefined
+  constructor(root: string) {
+    this.root = root
+  }
+}
+
+const byDb = new WeakMap<Database, RootReadCache[]>()
+
+/** The read cache of `root` in `db` (most recently used first; the oldest root is dropped). */
+export function readCacheFor(db: Database, root: Uint8Array): RootReadCache {
+  const key = Buffer.from(root.buffer, root.byteOffset, root.byteLength).toString('hex')
+  let list = byDb.get(db)
+  if (list === undefined) {
+    list = []
+    byDb.set(db, list)
+  }
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i] as RootReadCache
+    if (c.root !== key) continue
+    if (i > 0) {
+      list.splice(i, 1)
+      list.unshift(c)
+    }
+    return c
+  }
+  const fresh = new RootReadCache(key)
+  list.unshift(fresh)
+  if (list.length > READ_CACHE_ROOTS) list.pop()
+  return fresh
+}
+
+/** Contract code by code hash (hex): immutable, shared by every root. */
+export class CodeCache {
+  readonly #map = new Map<string, Uint8Array>()
+  #bytes = 0
+  get(hash: string): Uint8Array | undefined {
+    return this.#map.get(hash)
+  }
+  set(hash: string, code: Uint8Array): void {
+    if (this.#map.has(hash)) return
+    this.#map.set(hash, code)
+    this.#bytes += code.length
+    while (this.#bytes > CODE_CACHE_BYTES) {
+      const oldest = this.#map.keys().next().value
+      if (oldest === undefined) break
+      this.#bytes -= this.#map.get(oldest)?.length ?? 0
+      this.#map.delete(oldest)
+    }
+  }
+}
+
+export const codeCache = new CodeCache()

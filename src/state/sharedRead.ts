@@ -1,0 +1,161 @@
+/**
+ * SharedReadStateManager: a MerkleStateManager at a fixed root that answers reads of accounts,
+ * storage and code from the root's shared flat caches (readCache.ts) before walking the trie,
+ * and fills them on a miss.
+ *
+ * What must always hold: the shared maps hold the state AT THE ROOT, never this instance's own
+ * writes. So an address this instance wrote (account, storage or code; a reverted write counts
+ * too) is read through the trie from then on, and once its root is moved (setStateRoot) the
+ * instance stops using the shared maps at all. Reads of other addresses still come from the
+ * maps: a write to one account leaves every other account as it was at the root.
+ *
+ * Readers of a root also share one trie object (building a MerklePatriciaTrie costs ~20 µs, more
+ * than a cached read): reads never change it. Before anything that would (a write, a checkpoint,
+ * a new root, a flush), the instance swaps in a private trie at the same root over its own
+ * TrieStore, so its writes stay its own.
+ */
+import type { Common } from '@ethereumjs/common'
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import type { Address } from '@ethereumjs/util'
+import { type Account, createAccountFromRLP } from '@ethereumjs/util'
+import type { Database } from '../chain/db.js'
+import { codeCache, type RootReadCache } from './readCache.js'
+import { TrieStore } from './trieStore.js'
+
+/** A trie at `root` over RocksDB, writes kept in its own overlay. */
+export function trieAt(db: Database, common: Common, root: Uint8Array | undefined): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ db: new TrieStore(db), useKeyHashing: true, valueEncoding: 'view', common, ...(root ? { root } : {}) })
+}
+
+function hexOf(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+}
+
+export class SharedReadStateManager extends MerkleStateManager {
+  #shared: RootReadCache | undefined
+  /** Addresses (hex) this instance wrote: their reads go to the trie. */
+  readonly #written = new Set<string>()
+  /** Set while `_trie` is the root's shared reader trie. */
+  #db: Database | undefined
+
+  /** `opts.trie` is the root's shared reader trie (see trieAt / readCacheFor). */
+  constructor(opts: MerkleStateManagerOpts & { trie: MerklePatriciaTrie; common: Common }, shared: RootReadCache, db: Database) {
+    super(opts)
+    this.#shared = shared
+    this.#db = db
+  }
+
+  /** Swaps the shared reader trie for a private one before anything changes it. */
+  #own(): void {
+    const db = this.#db
+    if (db === undefined) return
+    this.#db = undefined
+    this._trie = trieAt(db, this.common, this._trie.root())
+    this._storageTries = {}
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const shared = this.#shared
+    if (shared === undefined) return super.getAccount(address)
+    const key = hexOf(address.bytes)
+    if (this.#written.has(key)) return super.getAccount(address)
+    const hit = shared.accounts.get(key)
+    if (hit !== undefined) return hit === null ? undefined : createAccountFromRLP(hit)
+    const account = await super.getAccount(address)
+    // a write may have landed while the trie was read: only the root's value may be shared
+    if (!this.#written.has(key) && this.#shared === shared) shared.accounts.set(key, account === undefined ? null : account.serialize())
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const shared = this.#shared
+    if (shared === undefined) return super.getStorage(address, key)
+    const addr = hexOf(address.bytes)
+    if (this.#written.has(addr)) return super.getStorage(address, key)
+    const slot = addr + hexOf(key)
+    const hit = shared.slots.get(slot)
+    if (hit !== undefined) return hit
+    const value = await super.getStorage(address, key)
+    if (!this.#written.has(addr) && this.#shared === shared) shared.slots.set(slot, value)
+    return value
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    if (this.#shared === undefined || this.#written.has(hexOf(address.bytes))) return super.getCode(address)
+    const account = await this.getAccount(address)
+    if (account === undefined || !account.isContract()) return new Uint8Array(0)
+    const hash = hexOf(account.codeHash)
+    const hit = codeCache.get(hash)
+    if (hit !== undefined) return hit
+    const code = await super.getCode(address)
+    if (code.length > 0) codeCache.set(hash, code)
+    return code
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    this.#written.add(hexOf(address.bytes))
+    this.#own()
+    return super.putAccount(address, account)
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.#written.add(hexOf(address.bytes))
+    this.#own()
+    return super.deleteAccount(address)
+  }
+
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.#written.add(hexOf(address.bytes))
+    this.#own()
+    return super.putStorage(address, key, value)
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    this.#written.add(hexOf(address.bytes))
+    this.#own()
+    return super.clearStorage(address)
+  }
+
+  override async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.#written.add(hexOf(address.bytes))
+    this.#own()
+    return super.putCode(address, value)
+  }
+
+  /**
+   * Reads of written addresses may use the shared maps again. Only for an instance whose writes
+   * all went to ethereumjs' Caches and were all reverted (the reused state of eth_call): its
+   * checkpoints are all closed and nothing reached the trie, so it is back at the root.
+   */
+  forgetWrites(): void {
+    if (this._checkpointCount !== 0 || this._caches === undefined) throw new Error('forgetWrites: writes may have reached the trie')
+    this.#written.clear()
+  }
+
+  override async setStateRoot(stateRoot: Uint8Array, clearCache?: boolean): Promise<void> {
+    this.#shared = undefined
+    this.#own()
+    return super.setStateRoot(stateRoot, clearCache)
+  }
+
+  override async checkpoint(): Promise<void> {
+    this.#own()
+    return super.checkpoint()
+  }
+
+  override async commit(): Promise<void> {
+    this.#own()
+    return super.commit()
+  }
+
+  override async revert(): Promise<void> {
+    this.#own()
+    return super.revert()
+  }
+
+  override async flush(): Promise<void> {
+    this.#own()
+    return super.flush()
+  }
+}
