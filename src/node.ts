@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { createChainCommon, type GenesisJson, hasCancun } from './chain/common.js'
+import { createChainCommon, feeRouting, type GenesisJson, hasCancun } from './chain/common.js'
 import { type Database, openDatabase } from './chain/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
@@ -145,14 +145,12 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     const isValidator =
       validatorKey !== undefined && validators.some((v) => bytesToHex(v) === validatorKey.address.toLowerCase())
     if (isValidator && validators.length === 1 && validatorKey !== undefined) {
-      const recipient = chain.genesis.config?.baseFeeRecipient as string | undefined
       const builder = await BlockBuilder.create({
         store,
         common,
         trie,
         privateKey: validatorKey.privateKey,
-        coinbase: hexToBytes(validatorKey.address as `0x${string}`),
-        baseFeeRecipient: recipient ? hexToBytes(recipient as `0x${string}`) : undefined,
+        ...feeRouting(chain.genesis, validatorKey.address),
         syncWrites: true,
       })
       sealer = new SingleValidatorSealer({

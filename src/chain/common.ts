@@ -58,3 +58,15 @@ export function createChainCommon(genesis: GenesisJson, name = 'ibex'): Common {
 export function hasCancun(genesis: GenesisJson): boolean {
   return genesis.config?.cancunTime !== undefined && genesis.config?.cancunTime !== null
 }
+
+/**
+ * Fee routing of an IBFT chain, from its genesis: the blocks' `miner` (tips) is
+ * `config.ibft.feeRecipient`, else the sealing validator; the EIP-1559 base fee goes to
+ * `config.baseFeeRecipient`, else it is burned (DESIGN "Chain rules").
+ */
+export function feeRouting(genesis: GenesisJson, validator: string): { coinbase: Uint8Array; baseFeeRecipient: Uint8Array | undefined } {
+  const toBytes = (hex: string) => Buffer.from(hex.replace(/^0x/, ''), 'hex')
+  const miner = genesis.config?.ibft?.feeRecipient as string | undefined
+  const baseFee = genesis.config?.baseFeeRecipient as string | undefined
+  return { coinbase: toBytes(miner ?? validator), baseFeeRecipient: baseFee === undefined ? undefined : toBytes(baseFee) }
+}

@@ -45,6 +45,8 @@ export interface IbftGenesisConfig {
   epochSize: number
   /** Informational copy; the validator set of record is the one in extraData. */
   validators?: string[]
+  /** The blocks' `miner` (receives the tips); absent = the validator that seals the block. */
+  feeRecipient?: string
 }
 
 /** The `config` of a geth genesis.json. Unknown keys are kept. */
@@ -257,6 +259,8 @@ export function loadPresetGenesis(network: 'testnet' | 'mainnet'): GethGenesis {
   const dao = daoGenesis(network)
   genesis.alloc = { ...genesis.alloc, ...dao.alloc }
   genesis.config.baseFeeRecipient = dao.baseFeeRecipient
+  // DESIGN "Chain rules": on presets carrying the DAO, `miner` (the tips) is the RevenuePool too
+  genesis.config.ibft = { ...(genesis.config.ibft as IbftGenesisConfig), feeRecipient: dao.baseFeeRecipient }
   return genesis
 }
 

@@ -14,7 +14,7 @@
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import type { GenesisJson } from '../chain/common.js'
+import { feeRouting, type GenesisJson } from '../chain/common.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { Common } from '@ethereumjs/common'
 import { NETWORK_BLOCK_TIME_MS } from '../config/defaults.js'
@@ -92,8 +92,7 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         common,
         trie: deps.trie,
         privateKey: key.privateKey,
-        coinbase: hexToBytes(key.address as `0x${string}`),
-        baseFeeRecipient,
+        ...feeRouting(deps.genesis, key.address),
         syncWrites: true,
       })
       validator = new IbftValidator({

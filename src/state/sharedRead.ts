@@ -4,10 +4,11 @@
  * and fills them on a miss.
  *
  * What must always hold: the shared maps hold the state AT THE ROOT, never this instance's own
- * writes. So an address this instance wrote (account, storage or code; a reverted write counts
- * too) is read through the trie from then on, and once its root is moved (setStateRoot) the
- * instance stops using the shared maps at all. Reads of other addresses still come from the
- * maps: a write to one account leaves every other account as it was at the root.
+ * writes. So an account, or a storage slot, this instance wrote (a reverted write counts too) is
+ * read through ethereumjs from then on — all slots of an account whose storage was cleared,
+ * deleted or given another storage root — and once its root is moved (setStateRoot) the instance
+ * stops using the shared maps at all. Everything else still comes from the maps: a write to one
+ * account or slot leaves every other as it was at the root.
  *
  * Readers of a root also share one trie object (building a MerklePatriciaTrie costs ~20 µs, more
  * than a cached read): reads never change it. Before anything that would (a write, a checkpoint,
@@ -18,7 +19,7 @@ import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import type { Address } from '@ethereumjs/util'
-import { type Account, createAccountFromRLP } from '@ethereumjs/util'
+import { type Account, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
 import { codeCache, type RootReadCache } from './readCache.js'
 import { TrieStore } from './trieStore.js'
@@ -34,8 +35,12 @@ function hexOf(bytes: Uint8Array): string {
 
 export class SharedReadStateManager extends MerkleStateManager {
   #shared: RootReadCache | undefined
-  /** Addresses (hex) this instance wrote: their reads go to the trie. */
-  readonly #written = new Set<string>()
+  /** Accounts (address hex) this instance wrote: read through ethereumjs from then on. */
+  readonly #accounts = new Set<string>()
+  /** Accounts whose storage may differ from the root's as a whole (cleared, deleted, created). */
+  readonly #storages = new Set<string>()
+  /** Slots (address hex ‖ slot hex) this instance wrote. */
+  readonly #slots = new Set<string>()
   /** Set while `_trie` is the root's shared reader trie. */
   #db: Database | undefined
 
@@ -59,12 +64,12 @@ export class SharedReadStateManager extends MerkleStateManager {
     const shared = this.#shared
     if (shared === undefined) return super.getAccount(address)
     const key = hexOf(address.bytes)
-    if (this.#written.has(key)) return super.getAccount(address)
+    if (this.#accounts.has(key)) return super.getAccount(address)
     const hit = shared.accounts.get(key)
     if (hit !== undefined) return hit === null ? undefined : createAccountFromRLP(hit)
     const account = await super.getAccount(address)
     // a write may have landed while the trie was read: only the root's value may be shared
-    if (!this.#written.has(key) && this.#shared === shared) shared.accounts.set(key, account === undefined ? null : account.serialize())
+    if (!this.#accounts.has(key) && this.#shared === shared) shared.accounts.set(key, account === undefined ? null : account.serialize())
     return account
   }
 
@@ -72,17 +77,20 @@ export class SharedReadStateManager extends MerkleStateManager {
     const shared = this.#shared
     if (shared === undefined) return super.getStorage(address, key)
     const addr = hexOf(address.bytes)
-    if (this.#written.has(addr)) return super.getStorage(address, key)
     const slot = addr + hexOf(key)
+    if (this.#storages.has(addr) || this.#slots.has(slot)) return super.getStorage(address, key)
     const hit = shared.slots.get(slot)
     if (hit !== undefined) return hit
     const value = await super.getStorage(address, key)
-    if (!this.#written.has(addr) && this.#shared === shared) shared.slots.set(slot, value)
+    if (!this.#storages.has(addr) && !this.#slots.has(slot) && this.#shared === shared) shared.slots.set(slot, value)
     return value
   }
 
+  /** Code by the account's code hash: immutable, so shared across roots (even for written accounts). */
   override async getCode(address: Address): Promise<Uint8Array> {
-    if (this.#shared === undefined || this.#written.has(hexOf(address.bytes))) return super.getCode(address)
+    if (this.#shared === undefined) return super.getCode(address)
+    const pending = this._caches?.code?.get(address)
+    if (pending !== undefined) return pending.code ?? new Uint8Array(0)
     const account = await this.getAccount(address)
     if (account === undefined || !account.isContract()) return new Uint8Array(0)
     const hash = hexOf(account.codeHash)
@@ -94,31 +102,42 @@ export class SharedReadStateManager extends MerkleStateManager {
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    this.#written.add(hexOf(address.bytes))
+    const addr = hexOf(address.bytes)
+    // the same storage root (a balance or nonce change) leaves the root's slots valid
+    const before = await this.getAccount(address)
+    if (before === undefined || account === undefined || !equalsBytes(before.storageRoot, account.storageRoot)) this.#storages.add(addr)
+    this.#accounts.add(addr)
     this.#own()
     return super.putAccount(address, account)
   }
 
   override async deleteAccount(address: Address): Promise<void> {
-    this.#written.add(hexOf(address.bytes))
+    const addr = hexOf(address.bytes)
+    this.#accounts.add(addr)
+    this.#storages.add(addr)
     this.#own()
     return super.deleteAccount(address)
   }
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    this.#written.add(hexOf(address.bytes))
+    const addr = hexOf(address.bytes)
+    this.#slots.add(addr + hexOf(key))
+    // without ethereumjs' Caches the write changes the account's storage root
+    if (this._caches === undefined) this.#accounts.add(addr)
     this.#own()
     return super.putStorage(address, key, value)
   }
 
   override async clearStorage(address: Address): Promise<void> {
-    this.#written.add(hexOf(address.bytes))
+    const addr = hexOf(address.bytes)
+    this.#accounts.add(addr)
+    this.#storages.add(addr)
     this.#own()
     return super.clearStorage(address)
   }
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
-    this.#written.add(hexOf(address.bytes))
+    this.#accounts.add(hexOf(address.bytes))
     this.#own()
     return super.putCode(address, value)
   }
@@ -130,7 +149,9 @@ export class SharedReadStateManager extends MerkleStateManager {
    */
   forgetWrites(): void {
     if (this._checkpointCount !== 0 || this._caches === undefined) throw new Error('forgetWrites: writes may have reached the trie')
-    this.#written.clear()
+    this.#accounts.clear()
+    this.#storages.clear()
+    this.#slots.clear()
   }
 
   override async setStateRoot(stateRoot: Uint8Array, clearCache?: boolean): Promise<void> {
