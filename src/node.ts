@@ -27,7 +27,7 @@ import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
 import { backfillLogIndex } from './chain/logIndex.js'
 import { ChainStore } from './chain/store.js'
-import { defaultConfig, FOREIGN_CHAIN_PRICE_LIMIT_WEI } from './config/defaults.js'
+import { defaultConfig, FOREIGN_CHAIN_PRICE_LIMIT_WEI, RATE_LIMITS_OFF } from './config/defaults.js'
 import { loadGenesis } from './config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
 import type { IbexConfig } from './config/types.js'
@@ -128,7 +128,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
-  const rules = poolRules(config, chain.engine)
+  const rules = publicRateLimits(poolRules(config, chain.engine), common.chainId())
   const pool = openTxPool(rules, { store, db, common, log })
   const events = new ChainEvents(store, log)
   pool.onNewTx((tx) => events.emitPendingTx(tx))
@@ -265,6 +265,20 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
  * A chain without our consensus engine (imported from a geth genesis) keeps geth's pool price
  * limit unless one was set: our networks' default is about our genesis base fee, not theirs.
  */
+/** Chain ids of the public networks, where per-IP budgets are on unless configured otherwise. */
+const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([786n, 7860n])
+
+/**
+ * Per-IP budgets left at their defaults apply only when the datadir holds a public network
+ * (mainnet 786, testnet 7860): a dev chain, an imported chain or a test rig started without
+ * `--network`/`--genesis` flags would otherwise inherit mainnet's budgets.
+ */
+function publicRateLimits(config: IbexConfig, chainId: bigint): IbexConfig {
+  if (config.jsonrpc.rateLimit.explicit === true || PUBLIC_CHAIN_IDS.has(chainId)) return config
+  const rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs, explicit: false }
+  return { ...config, jsonrpc: { ...config.jsonrpc, rateLimit } }
+}
+
 function poolRules(config: IbexConfig, engine: Engine): IbexConfig {
   if (engine === 'ibft' || config.txpool.priceLimit !== defaultConfig(config.network).txpool.priceLimit) return config
   return { ...config, txpool: { ...config.txpool, priceLimit: FOREIGN_CHAIN_PRICE_LIMIT_WEI } }

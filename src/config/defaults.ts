@@ -187,7 +187,7 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       idleTimeoutMs: HTTP_IDLE_TIMEOUT_MS,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
-      rateLimit: { ...(dev ? RATE_LIMITS_OFF : PUBLIC_RATE_LIMITS) },
+      rateLimit: { ...(dev ? RATE_LIMITS_OFF : PUBLIC_RATE_LIMITS), explicit: false },
     },
     chain: {
       tokenSymbol: DEFAULT_TOKEN_SYMBOL,

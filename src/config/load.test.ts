@@ -75,7 +75,7 @@ describe('defaults', () => {
       infoUrl: '',
       faucetUrls: [],
     })
-    expect(config.jsonrpc.rateLimit).toEqual({ requests: 0, call: 0, logs: 0, debug: 0, burstMs: 2000 })
+    expect(config.jsonrpc.rateLimit).toEqual({ requests: 0, call: 0, logs: 0, debug: 0, burstMs: 2000, explicit: false })
   })
 
   it('--genesis without --datadir uses ./data/custom', () => {
@@ -442,7 +442,7 @@ trusted_proxies = ["127.0.0.1"]
         idleTimeoutMs: 5000,
         maxResponseBytes: 1000,
         shutdownGraceMs: 1000,
-        rateLimit: { requests: 50, call: 5, logs: 4, debug: 1, burstMs: 3000 },
+        rateLimit: { requests: 50, call: 5, logs: 4, debug: 1, burstMs: 3000, explicit: true },
       },
       chain: {
         tokenSymbol: 'TIBX',

@@ -138,8 +138,11 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
     config.datadir = defaultDatadir(config.network, config.genesisFile)
   // A chain started from --genesis (a local IBFT network, an imported chain, a test rig) is not a
   // public endpoint unless the operator says so: per-IP budgets apply only when configured.
-  if (config.genesisFile !== undefined && ![...explicit].some((d) => d.toml?.[1]?.startsWith('rate_limit'))) {
-    config.jsonrpc.rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs }
+  // (startNode applies the same rule to whatever chain the datadir holds: see publicRateLimits.)
+  const rateLimitSet = [...explicit].some((d) => d.toml?.[1]?.startsWith('rate_limit'))
+  config.jsonrpc.rateLimit.explicit = rateLimitSet
+  if (config.genesisFile !== undefined && !rateLimitSet) {
+    config.jsonrpc.rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs, explicit: false }
   }
 
   checkCommandArgs(command, extra)

@@ -76,6 +76,12 @@ export interface RateLimitConfig {
   debug: number
   /** A bucket holds this many seconds of its rate: the burst a quiet client may send at once, ms. */
   burstMs: number
+  /**
+   * True when a `rate_limit*` key or flag set the budgets. Left at the network defaults, budgets
+   * apply only to the public networks (chain ids 786 and 7860): a node serving any other chain
+   * from its datadir (dev, an imported chain, a test rig) runs without them.
+   */
+  explicit?: boolean
 }
 
 /** The Prometheus endpoint (src/ops/metrics.ts), off by default. */
