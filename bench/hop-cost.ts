@@ -4,7 +4,8 @@
  *  - a Piscina round trip of an empty task (the hop alone);
  *  - a balance read on the main thread (what eth_getBalance does: trie lookup at the head root);
  *  - a trivial eth_call (no code) in process and through the pool; a contract call (Loop.run(N)).
- * Sequential, after warm-up; medians of `rounds` timings.
+ * Sequential, after warm-up; medians of `rounds` timings. Each call has its own `from`, so none
+ * is answered from the per-thread result cache.
  *
  *   npm run build && node dist/bench/hop-cost.js [rounds=300] [loopN=200]
  */
@@ -57,7 +58,9 @@ async function main(): Promise<void> {
   const inline = ExecPool.inProcess(chain.db, chain.store, chain.common)
   const aliceAddress = new Address(hexToBytes(alice?.address as `0x${string}`))
   const limits = { gasCap: 50_000_000n, timeoutMs: 5000 }
-  const job = (to: Uint8Array, data?: Uint8Array) => ({ kind: 'call' as const, head: chain.store.head.header.number, blockHash: chain.store.head.hash, request: { to, data }, limits })
+  let n = 1
+  const freshFrom = () => hexToBytes(`0x${(n++).toString(16).padStart(40, '0')}`)
+  const job = (to: Uint8Array, data?: Uint8Array) => ({ kind: 'call' as const, head: chain.store.head.header.number, blockHash: chain.store.head.hash, request: { from: freshFrom(), to, data }, limits })
   const loopData = hexToBytes(loopRunData(LOOP_N) as `0x${string}`)
   try {
     const rows: [string, number][] = [

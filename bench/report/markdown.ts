@@ -54,7 +54,7 @@ export function summaryTable(report: Report): string {
   const lines: [string, (node: string) => string][] = []
   const compare = by.get('compare')
   if (compare !== undefined) {
-    for (const m of ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)']) {
+    for (const m of ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)', 'eth_call(view, distinct)']) {
       lines.push([`${m}, req/s (p99 ms)`, (node) => {
         const r = find(compare, node, (l) => l.startsWith(`${m} ×`))
         return r === undefined ? '' : `${n0(r.rps)} (${ms(r.p99)})`

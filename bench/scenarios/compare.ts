@@ -1,13 +1,17 @@
 /**
  * Side by side on the seeded state, one run, CONNECTIONS keep-alive connections, closed loop:
  * eth_blockNumber (against the bare node:http server too), eth_getBalance, eth_getBlockByNumber
- * of history blocks with full transactions, and a view eth_call (BenchToken.balanceOf).
+ * of history blocks with full transactions, and a view eth_call (BenchToken.balanceOf) — both
+ * the read mix's list (holders: repeated calls, as a public host sees) and a list of distinct
+ * addresses that never repeats within the point (what result caches cannot help).
  */
 import { generate } from '../load/index.js'
 import { prng } from './requests.js'
 import { job, type Row, rowOf, type Scenario } from './types.js'
 
-export const COMPARE_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)']
+export const COMPARE_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)', 'eth_call(view, distinct)']
+/** Distinct eth_calls of the "distinct" row: more than a fast node answers in one point, so none repeats. */
+const DISTINCT_CALLS = 60_000
 
 export const compare: Scenario = {
   name: 'compare',
@@ -24,6 +28,10 @@ export const compare: Scenario = {
         return [`0x${h.block.toString(16)}`, true]
       }),
       'eth_call(view)': ctx.requests.single('eth_call'),
+      'eth_call(view, distinct)': ctx.requests.single('eth_call', DISTINCT_CALLS, () => {
+        const who = `0x${Math.floor(rand() * 2 ** 48).toString(16).padStart(40, '0')}`
+        return [{ to: ctx.plan.token, data: `0x70a08231${who.slice(2).padStart(64, '0')}` }, 'latest']
+      }),
     }
     if (ctx.bare !== undefined) {
       const s = await generate(job(ctx, ctx.bare.url, lists.eth_blockNumber as never, c), ctx.gen)
@@ -48,7 +56,12 @@ export function ratioNotes(rows: Row[], c: number): string[] {
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b)
   const bn = ratio(get('ibex', 'eth_blockNumber'), get('node:http', 'eth_blockNumber'))
   if (bn !== undefined) notes.push(`ibex eth_blockNumber = ${bn.toFixed(2)}× node:http (target ≥ 0.8)`)
-  const targets: [string, number][] = [['eth_getBalance', 0.5], ['eth_getBlockByNumber(full)', 0.5], ['eth_call(view)', 0.25]]
+  const targets: [string, number][] = [
+    ['eth_getBalance', 0.5],
+    ['eth_getBlockByNumber(full)', 0.5],
+    ['eth_call(view)', 0.25],
+    ['eth_call(view, distinct)', 0.25],
+  ]
   for (const [m, want] of targets) {
     const r = ratio(get('ibex', m), get('anvil', m))
     if (r !== undefined) notes.push(`ibex ${m} = ${r.toFixed(2)}× anvil (target ≥ ${want})`)

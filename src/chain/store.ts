@@ -22,7 +22,11 @@ import { writeLogIndex } from './logIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
 
 /** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
-export const BLOCK_CACHE_ENTRIES = 512
+export const BLOCK_CACHE_ENTRIES = 4096
+/** …and at most this much of them, by RLP size (a decoded block takes several times its RLP). */
+export const BLOCK_CACHE_RLP_BYTES = 8 * 1024 * 1024
+/** Decoded receipts kept, by the stored size of a block's receipts (every tx lookup reads its block's). */
+export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
 
 const HEAD_KEY = Buffer.from('head')
 const GENESIS_KEY = Buffer.from('genesis')
@@ -85,6 +89,10 @@ export class ChainStore {
   #head: ChainBlock | undefined
   #genesisHash: Uint8Array | undefined
   readonly #cache = new Map<string, ChainBlock>()
+  #cacheBytes = 0
+  /** Decoded receipts by block hash (hex) with their stored size; read-only for every caller. */
+  readonly #receipts = new Map<string, { receipts: StoredReceipt[]; bytes: number }>()
+  #receiptBytes = 0
 
   constructor(db: Database, common: Common) {
     this.db = db
@@ -143,9 +151,24 @@ export class ChainStore {
     return block
   }
 
+  /** A block's receipts (shared: callers must not change them). */
   getReceipts(hash: Uint8Array): StoredReceipt[] | undefined {
+    const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
+    const cached = this.#receipts.get(key)
+    if (cached !== undefined) return cached.receipts
     const bytes = this.db.getSync('receipts', hash)
-    return bytes === undefined ? undefined : decodeStoredReceipts(bytes)
+    if (bytes === undefined) return undefined
+    const receipts = decodeStoredReceipts(bytes)
+    // a block's receipts never change once stored: no reorgs under immediate finality
+    this.#receipts.set(key, { receipts, bytes: bytes.length })
+    this.#receiptBytes += bytes.length
+    while (this.#receiptBytes > RECEIPT_CACHE_BYTES) {
+      const oldest = this.#receipts.keys().next().value
+      if (oldest === undefined) break
+      this.#receiptBytes -= this.#receipts.get(oldest)?.bytes ?? 0
+      this.#receipts.delete(oldest)
+    }
+    return receipts
   }
 
   getTxLocation(txHash: Uint8Array): TxLocation | undefined {
@@ -199,11 +222,15 @@ export class ChainStore {
   }
 
   #remember(key: string, block: ChainBlock): void {
-    if (this.#cache.size >= BLOCK_CACHE_ENTRIES) {
-      const oldest = this.#cache.keys().next().value
-      if (oldest !== undefined) this.#cache.delete(oldest)
-    }
+    if (this.#cache.has(key)) return
     this.#cache.set(key, block)
+    this.#cacheBytes += block.size
+    while (this.#cache.size > BLOCK_CACHE_ENTRIES || (this.#cacheBytes > BLOCK_CACHE_RLP_BYTES && this.#cache.size > 1)) {
+      const oldest = this.#cache.keys().next().value
+      if (oldest === undefined) break
+      this.#cacheBytes -= this.#cache.get(oldest)?.size ?? 0
+      this.#cache.delete(oldest)
+    }
   }
 
   #decode(hash: Uint8Array, headerBytes: Uint8Array, bodyBytes: Uint8Array, td: bigint): ChainBlock {

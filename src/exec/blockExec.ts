@@ -98,11 +98,33 @@ export async function executeTransactions<T extends ExecTx>(
   items: readonly T[],
   opts: ExecuteOptions,
 ): Promise<ExecutedTxs<T>> {
+  const env = envBlock(createBlockHeader(fields, headerOptions(common)))
+  // one checkpoint across the block (as ethereumjs' runBlock): the state manager's write caches
+  // reach the trie once, at the commit below, instead of after every transaction
+  await sm.checkpoint()
+  try {
+    const out = await executeBody(vm, sm, common, fields, env, items, opts)
+    await sm.commit()
+    return out
+  } catch (err) {
+    await sm.revert()
+    throw err
+  }
+}
+
+async function executeBody<T extends ExecTx>(
+  vm: VM,
+  sm: MerkleStateManager,
+  common: Common,
+  fields: HeaderData,
+  env: ReturnType<typeof envBlock>,
+  items: readonly T[],
+  opts: ExecuteOptions,
+): Promise<ExecutedTxs<T>> {
   const number = fields.number as bigint
   const timestamp = fields.timestamp as bigint
   const gasLimit = fields.gasLimit as bigint
   const baseFee = fields.baseFeePerGas as bigint | undefined
-  const env = envBlock(createBlockHeader(fields, headerOptions(common)))
   await applyPreBlockSystemCalls(
     sm,
     common,

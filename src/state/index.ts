@@ -9,7 +9,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../chain/db.js'
 import { readCacheFor } from './readCache.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'
@@ -18,7 +18,21 @@ import { TrieStore } from './trieStore.js'
 export { SharedReadStateManager } from './sharedRead.js'
 export { TrieStore } from './trieStore.js'
 
-/** A state manager whose writes go to `store`'s overlay (flushed by the block commit). */
+/**
+ * Accounts and slots a writer's caches hold. A block touches at most a few thousand accounts and
+ * tens of thousands of slots (60M gas); the LRU must never drop a modified entry before the flush
+ * at the end of the block, so these stay far above that.
+ */
+export const WRITER_CACHE_ACCOUNTS = 200_000
+export const WRITER_CACHE_SLOTS = 400_000
+export const WRITER_CACHE_CODES = 4_000
+
+/**
+ * A state manager whose writes go to `store`'s overlay (flushed by the block commit). Accounts,
+ * slots and code go through ethereumjs' write caches: a block's writes reach the trie once per
+ * account at the end of the block (executeTransactions holds a checkpoint across the block), not
+ * once per touch — each trie write re-hashes the account's whole path.
+ */
 export function createStateManager(store: TrieStore, common: Common, root?: Uint8Array): MerkleStateManager {
   const trie = new MerklePatriciaTrie({
     db: store,
@@ -27,7 +41,12 @@ export function createStateManager(store: TrieStore, common: Common, root?: Uint
     common,
     ...(root ? { root } : {}),
   })
-  return new MerkleStateManager({ trie, common })
+  const caches = new Caches({
+    account: { type: CacheType.LRU, size: WRITER_CACHE_ACCOUNTS },
+    storage: { type: CacheType.LRU, size: WRITER_CACHE_SLOTS },
+    code: { type: CacheType.LRU, size: WRITER_CACHE_CODES },
+  })
+  return new MerkleStateManager({ trie, common, caches })
 }
 
 /**

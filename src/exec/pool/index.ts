@@ -6,15 +6,15 @@
  *   main thread ──task─┤
  *                      └─ traces: debug_trace* ─────────────▶ [queue ≤ trace_queue] ─▶ `trace_workers` threads (workers/trace.js)
  *
- * Calls and traces have their own threads and queues, so a burst of 30M-gas traces cannot
- * starve eth_call. What always holds:
+ * Calls and traces have their own threads and queues (lane.ts: first come, first served), so a
+ * burst of 30M-gas traces cannot starve eth_call. What always holds:
  *  - a full queue refuses the request at once (-32005 PoolBusyError), nothing queues unbounded;
  *  - every task has a deadline, from the moment it is submitted: eth_call's evm timeout
  *    (eth_estimateGas: ESTIMATE_TIMEOUT_FACTOR times it), a trace's per-transaction `timeout`
- *    times its transactions. The EVM checks it itself
- *    (deadline.ts) and stops, so the worker survives; a task still running ABORT_GRACE_MS later
- *    (stuck outside the opcode loop) is aborted and its worker terminated and replaced; a task
- *    still queued at its deadline is dropped — a pure-compute loop cannot hold a thread;
+ *    times its transactions. The EVM checks it itself (deadline.ts) and stops, so the worker
+ *    survives; a task still running ABORT_GRACE_MS later (stuck outside the opcode loop) is
+ *    aborted and its worker terminated and replaced; a task still queued at its deadline answers
+ *    the timeout without running — a pure-compute loop cannot hold a thread;
  *  - a worker that dies (crash, out of memory under `worker_heap_mb`) is replaced and its request
  *    answers -32603; the node keeps serving;
  *  - close() waits until every worker thread ever started has exited, so the main thread never
@@ -24,7 +24,6 @@
  * cannot stop pure compute there) — for benchmarks and debugging only.
  */
 import { existsSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { dirname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Worker } from 'node:worker_threads'
@@ -36,8 +35,9 @@ import type { ChainStore } from '../../chain/store.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
 import { decodeParts } from '../tracers/sink.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
-import { PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
-import { type CallTask, runTask, type TaskFailure, type TaskResult, type TraceParts, type TraceTask, timeoutMessage } from './tasks.js'
+import { TraceLimitError } from './errors.js'
+import { Lane } from './lane.js'
+import { type CallTask, runTask, type TaskFailure, type TaskResult, type TraceParts, type TraceTask } from './tasks.js'
 
 export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
 export type { CallTask, TraceTask } from './tasks.js'
@@ -53,11 +53,6 @@ export const ABORT_GRACE_MS = 1000
 export const TRACE_REPLAY_MS = 5000
 /** How long close() waits for worker threads to exit before giving up on them. */
 export const WORKER_EXIT_WAIT_MS = 10_000
-
-/** Default number of call workers: one per core, leaving one core to the main thread. */
-export function defaultWorkerCount(): number {
-  return Math.max(1, availableParallelism() - 1)
-}
 
 export interface ExecPoolOptions {
   db: Database
@@ -88,12 +83,6 @@ export function workerFile(name: string): string {
   return file
 }
 
-const QUEUE_FULL_RE = /queue is at limit|No task queue available/i
-
-function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.constructor?.name === 'AbortError')
-}
-
 function failureError(f: TaskFailure): Error {
   switch (f.kind) {
     case 'revert':
@@ -103,15 +92,6 @@ function failureError(f: TaskFailure): Error {
     default:
       return new ExecutionError(f.message)
   }
-}
-
-interface Lane {
-  pool: Piscina
-  what: string
-  threads: number
-  maxQueue: number
-  /** Tasks submitted and not yet answered (running + waiting). */
-  inflight: number
 }
 
 export class ExecPool {
@@ -142,7 +122,7 @@ export class ExecPool {
         filename: workerFile(name),
         minThreads: threads,
         maxThreads: threads,
-        // the lane enforces its own limit: Piscina does not count abortable tasks it could not place
+        // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
         maxQueue: Number.POSITIVE_INFINITY,
         concurrentTasksPerWorker: 1,
         idleTimeout: Number.POSITIVE_INFINITY,
@@ -152,7 +132,7 @@ export class ExecPool {
       // a worker dying between tasks is replaced by Piscina; nothing to answer
       pool.on('error', () => {})
       pool.on('workerCreate', () => this.#track(pool))
-      return { pool, what, threads, maxQueue, inflight: 0 }
+      return new Lane(pool, what, threads, maxQueue, ABORT_GRACE_MS)
     }
     this.#calls = lane('execute', 'eth_call/eth_estimateGas', opts.workers, opts.callQueue)
     this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue)
@@ -191,17 +171,9 @@ export class ExecPool {
     if (lane === undefined) {
       result = await runTask(this.#inline as ExecContext, task)
     } else {
-      if (lane.inflight >= lane.threads + lane.maxQueue) throw new PoolBusyError(lane.what, lane.maxQueue)
-      const signal = AbortSignal.timeout(Math.max(0, task.deadlineAt - Date.now()) + ABORT_GRACE_MS)
-      lane.inflight++
       try {
-        result = (await lane.pool.run(task, { signal })) as TaskResult<unknown>
-      } catch (err) {
-        if (isAbort(err)) throw new ExecutionError(timeoutMessage(task))
-        if (err instanceof Error && QUEUE_FULL_RE.test(err.message)) throw new PoolBusyError(lane.what, lane.maxQueue)
-        throw new WorkerCrashedError(err)
+        result = await lane.submit(task)
       } finally {
-        lane.inflight--
         this.#track(lane.pool)
       }
     }
@@ -228,7 +200,7 @@ export class ExecPool {
   /** Counters for logs and benchmarks. */
   stats(): { calls: PoolStats | undefined; traces: PoolStats | undefined } {
     const of = (l: Lane | undefined): PoolStats | undefined =>
-      l === undefined ? undefined : { threads: l.pool.threads.length, queued: l.pool.queueSize, completed: l.pool.completed }
+      l === undefined ? undefined : { threads: l.pool.threads.length, running: l.running, queued: l.waiting, completed: l.completed }
     return { calls: of(this.#calls), traces: of(this.#traces) }
   }
 
@@ -236,7 +208,11 @@ export class ExecPool {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    for (const lane of [this.#calls, this.#traces]) if (lane !== undefined) this.#track(lane.pool)
+    for (const lane of [this.#calls, this.#traces]) {
+      if (lane === undefined) continue
+      lane.drop(new ExecutionError('the node is shutting down'))
+      this.#track(lane.pool)
+    }
     await Promise.allSettled([this.#calls?.pool.destroy(), this.#traces?.pool.destroy()])
     let timer: NodeJS.Timeout | undefined
     const giveUp = new Promise<void>((r) => {
@@ -256,6 +232,7 @@ export type TraceJob = Unscheduled<TraceTask>
 
 export interface PoolStats {
   threads: number
+  running: number
   queued: number
   completed: number
 }

@@ -9,7 +9,10 @@
  *                                                           └─ no ───────────▶ ethereumjs' event
  *
  * The interpreter still checks that a `step` listener exists before calling the hook, so the
- * tracer registers a no-op listener alongside the consumer. Without install (in-process
+ * tracer registers a no-op listener alongside the consumer. One more step geth logs and
+ * ethereumjs never runs: when execution runs off the end of the code, geth's interpreter reads a
+ * STOP there (Contract.GetOp past the end) and logs it; the wrapped Interpreter.run hands the
+ * consumer that STOP too. Without install (in-process
  * execution), tracers get ethereumjs' event as before: the results are the same.
  */
 import type { InterpreterStep } from '@ethereumjs/evm'
@@ -17,6 +20,9 @@ import type { InterpreterStep } from '@ethereumjs/evm'
 export type StepConsumer = (step: InterpreterStep) => void | Promise<void>
 
 let consumer: StepConsumer | undefined
+const OP_STOP = 0x00
+/** Opcodes that end a frame themselves: after them there is no implicit STOP. */
+const HALTING_OPS = new Set([0x00, 0xf3, 0xfd, 0xfe, 0xff])
 let installed: Promise<boolean> | undefined
 let ready = false
 
@@ -33,9 +39,9 @@ class LazyStep {
   readonly depth: number
   readonly opcode: { name: string; fee: number; dynamicFee: bigint; isAsync: boolean; code: number }
 
-  constructor(interp: Interp, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) {
+  constructor(interp: Interp, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint, opCode?: number) {
     const rs = interp._runState
-    const info = interp.lookupOpInfo(rs.opCode).opcodeInfo
+    const info = interp.lookupOpInfo(opCode ?? rs.opCode).opcodeInfo
     this.#interp = interp
     this.#memoryWords = memoryWords
     this.pc = rs.programCounter
@@ -87,10 +93,26 @@ export function installStepHook(): Promise<boolean> {
     const entry = import.meta.resolve('@ethereumjs/evm')
     const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: { prototype: Interp } }
     const original = Interpreter.prototype._runStepHook
-    if (typeof original !== 'function') return false
+    const run = Interpreter.prototype.run
+    if (typeof original !== 'function' || typeof run !== 'function') return false
     Interpreter.prototype._runStepHook = function (this: Interp, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint) {
       if (consumer === undefined) return original.call(this, dynamicFee, gasLeft, memorySize)
       return consumer(new LazyStep(this, dynamicFee, gasLeft, memorySize) as unknown as InterpreterStep)
+    }
+    Interpreter.prototype.run = async function (this: Interp, code: Uint8Array, opts?: unknown) {
+      const result = await run.call(this, code, opts)
+      const rs = this._runState
+      const ranOffTheEnd =
+        consumer !== undefined &&
+        result.exceptionError === undefined &&
+        rs.code.length > 0 &&
+        rs.programCounter >= rs.code.length &&
+        !HALTING_OPS.has(rs.opCode)
+      if (ranOffTheEnd) {
+        const stop = consumer?.(new LazyStep(this, 0n, this.getGasLeft(), rs.memoryWordCount, OP_STOP) as unknown as InterpreterStep)
+        if (stop !== undefined) await stop
+      }
+      return result
     }
     ready = true
     return true

@@ -2,13 +2,17 @@
  * Block and header objects in geth's field set for the block's fork: London adds
  * baseFeePerGas, Shanghai withdrawalsRoot/withdrawals, Cancun blob gas and the beacon root,
  * Prague requestsHash. No totalDifficulty: geth dropped it from block objects (v1.14.11) and
- * the execution-apis fixtures have none.
+ * the execution-apis fixtures have none. A stored block is formatted once per transaction
+ * detail and kept (cache.ts); simulated blocks (given their transaction hashes) are not.
  */
 import { RLP } from '@ethereumjs/rlp'
 import type { ChainBlock } from '../../chain/store.js'
 import { keccak256 } from '../../util/crypto.js'
 import { toData, toQuantity } from '../hex.js'
+import { BLOCK_CACHE_RLP_BYTES, FormatCache, keep, keyOf } from './cache.js'
 import { formatTransaction } from './transaction.js'
+
+const blockCache = new FormatCache<RpcObject>(Number.POSITIVE_INFINITY, BLOCK_CACHE_RLP_BYTES)
 
 export type RpcObject = Record<string, unknown>
 
@@ -55,6 +59,14 @@ export interface FormatBlockOptions {
 }
 
 export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
+  if (opts.txHashes !== undefined) return buildBlock(block, opts)
+  const key = keyOf(block.hash, opts.fullTransactions ? 'full' : 'hashes')
+  const known = blockCache.get(key)
+  if (known !== undefined) return known
+  return blockCache.set(key, keep(buildBlock(block, opts)), block.size)
+}
+
+function buildBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
   const out = formatHeader(block)
   out.size = toQuantity(block.size)
   out.uncles = block.uncles.map((u) => toData(keccak256(RLP.encode(u))))

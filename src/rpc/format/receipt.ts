@@ -1,6 +1,7 @@
 /**
  * Receipts and logs in geth's shapes. Log positions (logIndex) count across the whole
- * block; `removed` is always false on an IBFT chain (no reorgs).
+ * block; `removed` is always false on an IBFT chain (no reorgs). A receipt is formatted once per
+ * block and position and kept (cache.ts): it can never change.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { logsBloom } from '../../chain/bloom.js'
@@ -8,6 +9,9 @@ import type { LogTuple, StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { toData, toQuantity } from '../hex.js'
 import type { RpcObject } from './block.js'
+import { FormatCache, keep, keyOf } from './cache.js'
+
+const receiptCache = new FormatCache<RpcObject>()
 
 export interface LogPosition {
   block: ChainBlock
@@ -43,7 +47,20 @@ export function formatReceipt(
   receipts: StoredReceipt[],
   txIndex: number,
   tx: TypedTransaction,
-  logIndexStart = firstLogIndex(receipts, txIndex),
+  logIndexStart?: number,
+): RpcObject {
+  const key = keyOf(block.hash, txIndex)
+  const known = receiptCache.get(key)
+  if (known !== undefined) return known
+  return receiptCache.set(key, keep(buildReceipt(block, receipts, txIndex, tx, logIndexStart ?? firstLogIndex(receipts, txIndex))))
+}
+
+function buildReceipt(
+  block: ChainBlock,
+  receipts: StoredReceipt[],
+  txIndex: number,
+  tx: TypedTransaction,
+  logIndexStart: number,
 ): RpcObject {
   const r = receipts[txIndex] as StoredReceipt
   const txHash = tx.hash()

@@ -2,11 +2,15 @@
  * Transaction objects as geth's RPCTransaction marshals them: per type, the fee fields,
  * accessList, chainId (legacy: only when EIP-155 protected), authorizationList, v/r/s and
  * yParity (typed only); gasPrice is the effective price once mined, the fee cap while pending.
+ * A mined transaction is formatted once per block and position and kept (cache.ts).
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt } from '@ethereumjs/util'
 import { toData, toQuantity } from '../hex.js'
 import type { RpcObject } from './block.js'
+import { FormatCache, keep, keyOf } from './cache.js'
+
+const minedCache = new FormatCache<RpcObject>()
 
 export interface TxContext {
   from: Uint8Array
@@ -34,6 +38,15 @@ function isProtectedV(v: bigint | undefined): boolean {
 }
 
 export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
+  // mined and signed (simulated transactions carry their hash and are not kept)
+  if (ctx.blockHash === undefined || ctx.index === undefined || ctx.hash !== undefined) return buildTransaction(tx, ctx)
+  const key = keyOf(ctx.blockHash, ctx.index)
+  const known = minedCache.get(key)
+  if (known !== undefined) return known
+  return minedCache.set(key, keep(buildTransaction(tx, ctx)))
+}
+
+function buildTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
   const mined = ctx.blockHash !== undefined
   const out: RpcObject = {
     blockHash: mined ? toData(ctx.blockHash as Uint8Array) : null,

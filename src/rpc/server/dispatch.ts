@@ -33,6 +33,7 @@ import {
 } from '../errors.js'
 import { FilterId } from '../params/scalars.js'
 import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
+import { jsonOf } from '../format/cache.js'
 import { RawJson } from '../types.js'
 import { RESPONSE_TOO_LARGE_CODE, RESPONSE_TOO_LARGE_MESSAGE } from './limits.js'
 
@@ -337,9 +338,11 @@ export class RpcDispatcher<Ctx> {
   private serialize(answer: JsonRpcResponse): string {
     if (answer.result instanceof RawJson) {
       // a result serialized by its producer (a trace): splice it in, escaping only the envelope
-      const envelope = this.serialize(new JsonRpcResponse(answer.id, undefined, 0))
-      return `${envelope.slice(0, -2)}${answer.result.text}}`
+      return this.splice(answer.id, answer.result.text)
     }
+    // finalized chain data formatted once (src/rpc/format/cache.ts): its JSON text is kept too
+    const kept = answer.error === undefined ? jsonOf(answer.result, toGoJson) : undefined
+    if (kept !== undefined) return this.splice(answer.id, kept)
     let text: string
     try {
       text = JSON.stringify(answer)
@@ -349,10 +352,22 @@ export class RpcDispatcher<Ctx> {
     }
     return GO_ESCAPED_RE.test(text) ? text.replace(GO_ESCAPED_GLOBAL_RE, escapeLikeGo) : text
   }
+
+  /** `{"jsonrpc":"2.0","id":…,"result":<text>}` with `text` already Go-escaped JSON. */
+  private splice(id: JsonRpcId, text: string): string {
+    const envelope = this.serialize(new JsonRpcResponse(id, undefined, 0))
+    return `${envelope.slice(0, -2)}${text}}`
+  }
 }
 
 function escapeLikeGo(c: string): string {
   return GO_ESCAPES[c]
+}
+
+/** JSON text in Go's encoding (what the dispatcher writes). */
+function toGoJson(value: unknown): string {
+  const text = JSON.stringify(value)
+  return GO_ESCAPED_RE.test(text) ? text.replace(GO_ESCAPED_GLOBAL_RE, escapeLikeGo) : text
 }
 
 /**

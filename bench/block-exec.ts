@@ -1,0 +1,103 @@
+/**
+ * Block execution, in process: N pre-signed transfers from S senders (funded in the genesis),
+ * admitted through the pool's validation, then sealed by the BlockBuilder into blocks of at most
+ * the benchmark's 60M gas, over a real RocksDB datadir with fsynced commits (as the node runs).
+ * Prints admission and build rates (tx/s), the median of R runs. The write path's ceiling: a node
+ * cannot finalize more transfers per second than it builds.
+ *
+ *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3]
+ *   profile: node --cpu-prof --cpu-prof-dir=prof dist/bench/block-exec.js 6000 2000 1
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Address } from '@ethereumjs/util'
+import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
+import { openDatabase } from '../src/chain/db.js'
+import { buildGenesis as buildChainGenesis } from '../src/chain/genesis.js'
+import { ChainStore } from '../src/chain/store.js'
+import { defaultConfig } from '../src/config/defaults.js'
+import { buildGenesis } from '../src/config/genesis.js'
+import { BlockBuilder } from '../src/exec/blockBuilder.js'
+import { stateAt, TrieStore } from '../src/state/index.js'
+import type { PoolTx } from '../src/txpool/index.js'
+import { validateTransaction } from '../src/txpool/validate.js'
+import { BENCH_GAS_LIMIT } from './peers/types.js'
+import { bytes, derivedKey, signTx } from './seed/sign.js'
+
+const TXS = Number(process.argv[2] ?? 6000)
+const SENDERS = Number(process.argv[3] ?? 2000)
+const RUNS = Number(process.argv[4] ?? 3)
+const SINK = bytes(`0x${'5e'.repeat(20)}`)
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] as number
+}
+
+async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: number; build: number; blocks: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ibex-block-exec-'))
+  try {
+    const validator = derivedKey('validator', 0)
+    const alloc: Record<string, { balance: string }> = {}
+    for (const s of senders) alloc[s] = { balance: `0x${(10n ** 20n).toString(16)}` }
+    const g = buildGenesis({ ...defaultConfig('dev'), datadir: dir }, [validator.hex], { alloc })
+    g.gasLimit = `0x${BENCH_GAS_LIMIT.toString(16)}`
+    const genesis = g as unknown as GenesisJson
+    const common = createChainCommon(genesis)
+    const db = await openDatabase(join(dir, 'chaindata'))
+    const store = new ChainStore(db, common)
+    const trie = new TrieStore(db)
+    const gb = await buildChainGenesis(genesis, common, trie)
+    await store.commitBlock({ hash: gb.hash, headerRaw: gb.headerRaw, transactionBytes: [], receipts: [], totalDifficulty: 1n, withdrawals: [] }, trie, true)
+    const builder = await BlockBuilder.create({ store, common, trie, privateKey: validator.privateKey, coinbase: validator.address, baseFeeRecipient: undefined, syncWrites: true })
+    const state = stateAt(db, common, store.head.header.stateRoot)
+    const ctx = {
+      common,
+      chainId: common.chainId(),
+      blockGasLimit: store.head.header.gasLimit,
+      nextBaseFee: store.head.header.calcNextBaseFee(),
+      priceLimit: 0n,
+      known: () => false,
+      account: async (a: Uint8Array) => {
+        const acc = await state.getAccount(new Address(a))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    }
+    let t = performance.now()
+    const pool: PoolTx[] = []
+    for (const raw of raws) pool.push(await validateTransaction(raw, ctx))
+    const admitMs = performance.now() - t
+    t = performance.now()
+    let remaining = pool
+    let blocks = 0
+    while (remaining.length > 0) {
+      const { included } = await builder.build(remaining, store.head.header.timestamp + 1n)
+      if (included.length === 0) throw new Error('no progress')
+      blocks++
+      const done = new Set(included.map((p) => p.hashHex))
+      remaining = remaining.filter((p) => !done.has(p.hashHex))
+    }
+    const buildMs = performance.now() - t
+    await db.close()
+    return { admit: (raws.length / admitMs) * 1000, build: (raws.length / buildMs) * 1000, blocks }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const keys = Array.from({ length: SENDERS }, (_, i) => derivedKey('sender', i))
+const raws: Uint8Array[] = []
+for (let i = 0; i < TXS; i++) {
+  const key = keys[i % SENDERS] as (typeof keys)[number]
+  raws.push(bytes(signTx(key, { nonce: BigInt(Math.floor(i / SENDERS)), to: SINK, value: 1n, data: new Uint8Array(0), gas: 21_000n }).raw))
+}
+const admit: number[] = []
+const build: number[] = []
+for (let r = 0; r < RUNS; r++) {
+  const o = await once(raws, keys.map((k) => k.hex))
+  admit.push(o.admit)
+  build.push(o.build)
+  console.log(`run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`)
+}
+console.log(`median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`)

@@ -1,0 +1,75 @@
+/**
+ * Formatted chain data, kept. Under immediate finality a block, its transactions and receipts
+ * never change once stored (no reorgs), so their RPC objects are built once and handed out again
+ * (frozen: nobody may change what others share), and the dispatcher keeps the JSON text of such
+ * an object next to it (jsonOf), so a repeated answer is a string splice:
+ *
+ *   formatReceipt(block, i) ─hit─▶ frozen object ─▶ dispatcher: jsonOf(object) ─hit─▶ cached text
+ *
+ * Keys are the block hash and a position, so an entry can never describe another block.
+ */
+
+/** Formatted receipts and transactions kept (each kind). */
+export const FORMAT_CACHE_ENTRIES = 16_384
+/** Formatted blocks kept, by the blocks' RLP size: full blocks of thousands of transactions are big. */
+export const BLOCK_CACHE_RLP_BYTES = 16 * 1024 * 1024
+/** JSON texts above this size are not kept. */
+export const JSON_CACHE_MAX_CHARS = 256 * 1024
+
+/** A map bounded in entries and in total weight (caller's unit), dropping its oldest insertions. */
+export class FormatCache<V> {
+  readonly #map = new Map<string, { value: V; weight: number }>()
+  readonly #maxEntries: number
+  readonly #maxWeight: number
+  #weight = 0
+  constructor(maxEntries = FORMAT_CACHE_ENTRIES, maxWeight = Number.POSITIVE_INFINITY) {
+    this.#maxEntries = maxEntries
+    this.#maxWeight = maxWeight
+  }
+  get(key: string): V | undefined {
+    return this.#map.get(key)?.value
+  }
+  set(key: string, value: V, weight = 1): V {
+    if (weight > this.#maxWeight || this.#map.has(key)) return value
+    this.#map.set(key, { value, weight })
+    this.#weight += weight
+    while (this.#map.size > this.#maxEntries || this.#weight > this.#maxWeight) {
+      const oldest = this.#map.keys().next().value
+      if (oldest === undefined) break
+      this.#weight -= this.#map.get(oldest)?.weight ?? 0
+      this.#map.delete(oldest)
+    }
+    return value
+  }
+}
+
+/** Hex of a block hash, for cache keys. */
+export function keyOf(hash: Uint8Array, suffix: string | number): string {
+  return `${Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')}:${suffix}`
+}
+
+const immutable = new WeakSet<object>()
+const texts = new WeakMap<object, string>()
+
+/** Freezes `o` (deeply) and marks it as a result whose JSON may be kept. */
+export function keep<T extends object>(o: T): T {
+  deepFreeze(o)
+  immutable.add(o)
+  return o
+}
+
+function deepFreeze(o: object): void {
+  Object.freeze(o)
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) deepFreeze(v)
+}
+
+/** The JSON text of a kept object (computed once by `serialize`), or undefined for any other value. */
+export function jsonOf(o: unknown, serialize: (o: unknown) => string): string | undefined {
+  if (typeof o !== 'object' || o === null || !immutable.has(o)) return undefined
+  let text = texts.get(o)
+  if (text === undefined) {
+    text = serialize(o)
+    if (text.length <= JSON_CACHE_MAX_CHARS) texts.set(o, text)
+  }
+  return text
+}
