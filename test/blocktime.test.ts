@@ -20,7 +20,7 @@ describe('block time', () => {
     const head = Number(await rpc<string>(node.url, 'eth_blockNumber'))
     let previous = -1
     for (let n = 1; n <= head; n++) {
-      const block = await rpc<Record<string, any>>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+      const block = await rpc<{ transactions: unknown[]; timestamp: string }>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
       expect(block.transactions).toEqual([])
       const ts = Number(block.timestamp)
       expect(ts).toBeGreaterThan(previous)
