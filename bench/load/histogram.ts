@@ -19,7 +19,7 @@ function bucketOf(us: number): number {
 }
 
 /** The lower edge of a bucket, microseconds. */
-function valueOf(bucket: number): number {
+function bucketFloorUs(bucket: number): number {
   if (bucket < LINEAR_US) return bucket
   return 2 ** ((bucket - LINEAR_US) / SUB_BUCKETS + 10)
 }
@@ -59,7 +59,7 @@ export class Histogram {
     let seen = 0
     for (let i = 0; i < HISTOGRAM_BUCKETS; i++) {
       seen += this.counts[i] as number
-      if (seen >= rank) return Math.min(valueOf(i), this.maxUs) / 1000
+      if (seen >= rank) return Math.min(bucketFloorUs(i), this.maxUs) / 1000
     }
     return this.maxUs / 1000
   }
