@@ -49,8 +49,27 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
     const store = new ChainStore(db, common)
     const trie = new TrieStore(db)
     const gb = await buildChainGenesis(genesis, common, trie)
-    await store.commitBlock({ hash: gb.hash, headerRaw: gb.headerRaw, transactionBytes: [], receipts: [], totalDifficulty: 1n, withdrawals: [] }, trie, true)
-    const builder = await BlockBuilder.create({ store, common, trie, privateKey: validator.privateKey, coinbase: validator.address, baseFeeRecipient: undefined, syncWrites: true })
+    await store.commitBlock(
+      {
+        hash: gb.hash,
+        headerRaw: gb.headerRaw,
+        transactionBytes: [],
+        receipts: [],
+        totalDifficulty: 1n,
+        withdrawals: [],
+      },
+      trie,
+      true,
+    )
+    const builder = await BlockBuilder.create({
+      store,
+      common,
+      trie,
+      privateKey: validator.privateKey,
+      coinbase: validator.address,
+      baseFeeRecipient: undefined,
+      syncWrites: true,
+    })
     const state = stateAt(db, common, store.head.header.stateRoot)
     const ctx = {
       common,
@@ -90,14 +109,31 @@ const keys = Array.from({ length: SENDERS }, (_, i) => derivedKey('sender', i))
 const raws: Uint8Array[] = []
 for (let i = 0; i < TXS; i++) {
   const key = keys[i % SENDERS] as (typeof keys)[number]
-  raws.push(bytes(signTx(key, { nonce: BigInt(Math.floor(i / SENDERS)), to: SINK, value: 1n, data: new Uint8Array(0), gas: 21_000n }).raw))
+  raws.push(
+    bytes(
+      signTx(key, {
+        nonce: BigInt(Math.floor(i / SENDERS)),
+        to: SINK,
+        value: 1n,
+        data: new Uint8Array(0),
+        gas: 21_000n,
+      }).raw,
+    ),
+  )
 }
 const admit: number[] = []
 const build: number[] = []
 for (let r = 0; r < RUNS; r++) {
-  const o = await once(raws, keys.map((k) => k.hex))
+  const o = await once(
+    raws,
+    keys.map((k) => k.hex),
+  )
   admit.push(o.admit)
   build.push(o.build)
-  console.log(`run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`)
+  console.log(
+    `run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`,
+  )
 }
-console.log(`median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`)
+console.log(
+  `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
+)

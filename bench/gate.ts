@@ -47,7 +47,14 @@ const log = (line: string): void => console.log(`[gate] ${line}`)
 const scratch = mkdtempSync(join(tmpdir(), 'ibex-gate-'))
 
 async function point(url: string, requests: LoadRequest[]): Promise<Summary> {
-  return generate({ url, requests, connections: GATE_CONNECTIONS, durationMs: GATE_SECONDS * 1000, warmupMs: 1000, timeoutMs: 10_000 })
+  return generate({
+    url,
+    requests,
+    connections: GATE_CONNECTIONS,
+    durationMs: GATE_SECONDS * 1000,
+    warmupMs: 1000,
+    timeoutMs: 10_000,
+  })
 }
 
 let failed = false
@@ -80,7 +87,11 @@ try {
   }
   const bareAfter = await point(bare.url, lists.eth_blockNumber as LoadRequest[])
   const ceiling = Math.max(bareBefore.rps, bareAfter.rps)
-  log(`node:http ${Math.round(bareBefore.rps)} / ${Math.round(bareAfter.rps)} req/s (before / after); load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')} → ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+  log(
+    `node:http ${Math.round(bareBefore.rps)} / ${Math.round(bareAfter.rps)} req/s (before / after); load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')} → ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  )
   const rows: Record<string, { rps: number; ratio: number; floor: number; errors: number; ok: boolean }> = {}
   for (const [name, s] of Object.entries(results)) {
     const ratio = s.rps / ceiling
@@ -89,13 +100,18 @@ try {
     const ok = ratio >= floor && errors === 0
     rows[name] = { rps: s.rps, ratio, floor, errors, ok }
     if (!ok) failed = true
-    log(`${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(28)} ${String(Math.round(s.rps)).padStart(6)} req/s = ${ratio.toFixed(3)}× node:http (floor ${floor}), p99 ${s.p99.toFixed(1)} ms, errors ${errors}`)
+    log(
+      `${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(28)} ${String(Math.round(s.rps)).padStart(6)} req/s = ${ratio.toFixed(3)}× node:http (floor ${floor}), p99 ${s.p99.toFixed(1)} ms, errors ${errors}`,
+    )
   }
   const rssOk = peak > 0 && peak <= RSS_BUDGET_MIB
   if (!rssOk) failed = true
   log(`${rssOk ? 'ok  ' : 'FAIL'} peak RSS under the read mix ${Math.round(peak)} MiB (budget ${RSS_BUDGET_MIB} MiB)`)
   if (values.json !== undefined) {
-    writeFileSync(values.json, `${JSON.stringify({ ceiling, bareBefore: bareBefore.rps, bareAfter: bareAfter.rps, rows, peakRssMiB: peak, loadBefore, loadAfter: loadavg() }, null, 2)}\n`)
+    writeFileSync(
+      values.json,
+      `${JSON.stringify({ ceiling, bareBefore: bareBefore.rps, bareAfter: bareAfter.rps, rows, peakRssMiB: peak, loadBefore, loadAfter: loadavg() }, null, 2)}\n`,
+    )
   }
   log(failed ? 'performance gate FAILED' : 'performance gate passed')
 } catch (err) {

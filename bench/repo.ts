@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 
 /** Repository root. */
-export const REPO = here.includes(`${sep}dist${sep}bench`) ? resolve(here.slice(0, here.lastIndexOf(`${sep}dist${sep}bench`))) : resolve(here, '..')
+export const REPO = here.includes(`${sep}dist${sep}bench`)
+  ? resolve(here.slice(0, here.lastIndexOf(`${sep}dist${sep}bench`)))
+  : resolve(here, '..')
 
 /** Where reports are written. */
 export const RESULTS_DIR = join(REPO, 'bench', 'results')

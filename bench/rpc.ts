@@ -16,7 +16,12 @@ let nextId = 1
 
 /** One call; throws RpcError on a JSON-RPC error. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC results are untyped JSON
-export async function rpc<T = any>(url: string, method: string, params: unknown[] = [], timeoutMs = RPC_TIMEOUT_MS): Promise<T> {
+export async function rpc<T = any>(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = RPC_TIMEOUT_MS,
+): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -35,9 +40,18 @@ export async function rpc<T = any>(url: string, method: string, params: unknown[
 }
 
 /** POSTs `body` as is; returns the parsed answer and the wall time, ms. */
-export async function rpcTimed(url: string, body: string, timeoutMs = RPC_TIMEOUT_MS): Promise<{ ms: number; json: unknown; bytes: number }> {
+export async function rpcTimed(
+  url: string,
+  body: string,
+  timeoutMs = RPC_TIMEOUT_MS,
+): Promise<{ ms: number; json: unknown; bytes: number }> {
   const t = performance.now()
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  })
   const text = await res.text()
   const ms = performance.now() - t
   return { ms, json: JSON.parse(text), bytes: Buffer.byteLength(text) }
@@ -52,7 +66,8 @@ export async function waitForRpc(url: string, proc: Tracked, timeoutMs = 60_000)
       return
     } catch {
       if (!proc.running()) throw new Error(`${proc.name} exited before serving:\n${proc.output().slice(-2000)}`)
-      if (Date.now() > until) throw new Error(`${proc.name} did not answer within ${timeoutMs} ms:\n${proc.output().slice(-2000)}`)
+      if (Date.now() > until)
+        throw new Error(`${proc.name} did not answer within ${timeoutMs} ms:\n${proc.output().slice(-2000)}`)
       await new Promise((r) => setTimeout(r, 100))
     }
   }

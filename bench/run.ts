@@ -16,8 +16,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ibexExtraFlags } from './peers/ibex.js'
-import { NODE_NAMES, type NodeName, PEERS, type RunningNode, type StartContext, startBare, stopAll, treeRssMiB } from './peers/index.js'
+import { ibexExtraFlags, ibexNodeFlags } from './peers/ibex.js'
+import {
+  NODE_NAMES,
+  type NodeName,
+  PEERS,
+  type RunningNode,
+  type StartContext,
+  startBare,
+  stopAll,
+  treeRssMiB,
+} from './peers/index.js'
 import { type Report, writeReport } from './report/markdown.js'
 import { RESULTS_DIR } from './repo.js'
 import { SCENARIOS } from './scenarios/index.js'
@@ -42,6 +51,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: RESULTS_DIR },
     'gen-processes': { type: 'string', default: '1' },
     'ibex-flags': { type: 'string', default: '' },
+    'ibex-node-flags': { type: 'string', default: '' },
   },
 })
 
@@ -51,8 +61,10 @@ const log = (line: string): void => console.log(`[${((Date.now() - started) / 10
 const names = (values.nodes as string).split(',').filter(Boolean) as NodeName[]
 for (const n of names) if (!(n in PEERS)) throw new Error(`unknown node ${n} (known: ${NODE_NAMES.join(', ')})`)
 const scenarioNames = (values.scenarios as string).split(',').filter(Boolean)
-for (const s of scenarioNames) if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s} (known: ${Object.keys(SCENARIOS).join(', ')})`)
+for (const s of scenarioNames)
+  if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s} (known: ${Object.keys(SCENARIOS).join(', ')})`)
 ibexExtraFlags.push(...(values['ibex-flags'] as string).split(' ').filter(Boolean))
+ibexNodeFlags.push(...(values['ibex-node-flags'] as string).split(' ').filter(Boolean))
 
 // --cpus N: nodes on CPUs 0..N-1, load generators on the rest (if any are left)
 const total = cpus().length
@@ -80,7 +92,9 @@ process.on('SIGINT', () => {
 })
 
 try {
-  log(`seed plan: ${seedOpts.historyTxs} history transactions × ${seedOpts.transfersPerTx} Transfers, ${seedOpts.senders} senders`)
+  log(
+    `seed plan: ${seedOpts.historyTxs} history transactions × ${seedOpts.transfersPerTx} Transfers, ${seedOpts.senders} senders`,
+  )
   const plan = buildSeedPlan(seedOpts)
   log(`  ${plan.steps.length} steps, head block ${plan.head}, token ${plan.token}`)
   const nodes: RunningNode[] = []
@@ -118,7 +132,11 @@ try {
     done,
     memory,
     async intervalMining(node, seconds) {
-      const fresh = await PEERS[node.name as NodeName].intervalMining(node, contexts.get(node.name) as StartContext, seconds)
+      const fresh = await PEERS[node.name as NodeName].intervalMining(
+        node,
+        contexts.get(node.name) as StartContext,
+        seconds,
+      )
       const i = nodes.indexOf(node)
       if (i >= 0) nodes[i] = fresh
       return fresh
@@ -152,7 +170,8 @@ try {
         loadAfter: loadavg(),
         node: process.version,
       },
-      pinning: nodeCpus === undefined ? 'none' : `nodes on CPUs ${nodeCpus}, load generators on ${genCpus ?? 'the same CPUs'}`,
+      pinning:
+        nodeCpus === undefined ? 'none' : `nodes on CPUs ${nodeCpus}, load generators on ${genCpus ?? 'the same CPUs'}`,
       versions,
       seed: {
         blocks: plan.head,
@@ -162,7 +181,13 @@ try {
         holders: plan.holders.length,
         gasLimit: 60_000_000,
       },
-      options: { ...opts, nodes: names, scenarios: scenarioNames, cpus: pinned ?? 'all', freeMemGiB: Math.round(freemem() / 2 ** 30) },
+      options: {
+        ...opts,
+        nodes: names,
+        scenarios: scenarioNames,
+        cpus: pinned ?? 'all',
+        freeMemGiB: Math.round(freemem() / 2 ** 30),
+      },
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
       errors,
     },

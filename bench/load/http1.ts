@@ -15,6 +15,8 @@ export interface Answer {
   /** JSON-RPC error objects (`"error":{`) in the body: 1 for a failed call, n for n failed batch items. */
   rpcErrors: number
   bodyBytes: number
+  /** The body, when the connection was asked to keep it (`keepBodies`). */
+  body?: Buffer
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n')
@@ -40,16 +42,15 @@ function countMarks(body: Buffer): number {
   return n
 }
 
-const enum State {
-  Head,
-  Body,
-  Chunked,
-}
+/** Parser states: reading headers, a Content-Length body, a chunked body. */
+const HEAD = 0
+const BODY = 1
+const CHUNKED = 2
 
 export class Http1Connection {
   readonly socket: Socket
   #buf: Buffer = Buffer.alloc(0)
-  #state = State.Head
+  #state: number = HEAD
   #status = 0
   #need = 0
   #chunks: Buffer[] = []
@@ -58,6 +59,8 @@ export class Http1Connection {
   #onError: ((err: Error) => void) | undefined
   busy = false
   closed = false
+  /** Hand each answer's body to the callback (diagnostics; the load path does not need it). */
+  keepBodies = false
 
   constructor(port: number, host: string, onClose: (conn: Http1Connection, err: Error | undefined) => void) {
     this.socket = connect({ port, host, noDelay: true })
@@ -104,9 +107,10 @@ export class Http1Connection {
   #done(): void {
     const body = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks)
     const answer: Answer = { status: this.#status, rpcErrors: countMarks(body), bodyBytes: this.#bodyBytes }
+    if (this.keepBodies) answer.body = body
     this.#chunks = []
     this.#bodyBytes = 0
-    this.#state = State.Head
+    this.#state = HEAD
     const cb = this.#onAnswer
     this.#onAnswer = undefined
     this.#onError = undefined
@@ -117,7 +121,7 @@ export class Http1Connection {
   #onData(d: Buffer): void {
     this.#buf = this.#buf.length === 0 ? d : Buffer.concat([this.#buf, d])
     for (;;) {
-      if (this.#state === State.Head) {
+      if (this.#state === HEAD) {
         const end = this.#buf.indexOf(HEADER_END)
         if (end < 0) return
         const head = this.#buf.toString('latin1', 0, end).toLowerCase()
@@ -127,16 +131,16 @@ export class Http1Connection {
         if (cl >= 0) {
           const lineEnd = head.indexOf('\r\n', cl + 2)
           this.#need = Number(head.slice(cl + 17, lineEnd < 0 ? undefined : lineEnd).trim())
-          this.#state = State.Body
+          this.#state = BODY
         } else if (head.includes('\r\ntransfer-encoding: chunked')) {
           this.#need = -1
-          this.#state = State.Chunked
+          this.#state = CHUNKED
         } else {
           this.#need = 0
-          this.#state = State.Body
+          this.#state = BODY
         }
       }
-      if (this.#state === State.Body) {
+      if (this.#state === BODY) {
         const take = Math.min(this.#need, this.#buf.length)
         if (take > 0) {
           this.#chunks.push(this.#buf.subarray(0, take))

@@ -50,7 +50,9 @@ const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'child.js')
 
 function runChild(job: LoadJob, cpus: string | undefined): Promise<LoadResult> {
   const args = cpus === undefined ? [CHILD] : ['-c', cpus, process.execPath, CHILD]
-  const child = spawn(cpus === undefined ? process.execPath : 'taskset', args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = spawn(cpus === undefined ? process.execPath : 'taskset', args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   return new Promise((ok, fail) => {
     let answered = false
     child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => {

@@ -3,15 +3,35 @@ import { execFileSync } from 'node:child_process'
 import { nodeModule } from '../repo.js'
 import { rpc, waitForRpc } from '../rpc.js'
 import { freePort, spawnTracked } from './process.js'
-import { BENCH_GAS_LIMIT, DEV_BALANCE_ETH, type Peer, type RunningNode, type StartContext, seedOverRpc } from './types.js'
+import {
+  BENCH_GAS_LIMIT,
+  DEV_BALANCE_ETH,
+  type Peer,
+  type RunningNode,
+  type StartContext,
+  seedOverRpc,
+} from './types.js'
 
 const ANVIL_BIN = nodeModule('@foundry-rs/anvil-linux-amd64/bin/anvil')
 
 async function launch(ctx: StartContext): Promise<RunningNode> {
   const port = await freePort()
   const args = [
-    '--host', '127.0.0.1', '--port', String(port), '--chain-id', '1337', '--gas-limit', String(BENCH_GAS_LIMIT),
-    '--accounts', '10', '--balance', String(DEV_BALANCE_ETH), '--hardfork', 'prague', '--silent',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    '1337',
+    '--gas-limit',
+    String(BENCH_GAS_LIMIT),
+    '--accounts',
+    '10',
+    '--balance',
+    String(DEV_BALANCE_ETH),
+    '--hardfork',
+    'prague',
+    '--silent',
   ]
   const proc = spawnTracked('anvil', ANVIL_BIN, args, { cpus: ctx.cpus })
   const url = `http://127.0.0.1:${port}`

@@ -9,7 +9,14 @@ import { join } from 'node:path'
 import { nodeModule } from '../repo.js'
 import { rpc, waitForRpc } from '../rpc.js'
 import { freePort, spawnTracked } from './process.js'
-import { BENCH_GAS_LIMIT, DEV_BALANCE_ETH, type Peer, type RunningNode, type StartContext, seedOverRpc } from './types.js'
+import {
+  BENCH_GAS_LIMIT,
+  DEV_BALANCE_ETH,
+  type Peer,
+  type RunningNode,
+  type StartContext,
+  seedOverRpc,
+} from './types.js'
 
 const GANACHE_CLI = nodeModule('ganache/dist/node/cli.js')
 const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -17,10 +24,28 @@ const DEV_MNEMONIC = 'test test test test test test test test test test test jun
 async function launch(ctx: StartContext, blockTime: number): Promise<RunningNode> {
   const port = await freePort()
   const args = [
-    GANACHE_CLI, '--server.host', '127.0.0.1', '--server.port', String(port), '--chain.chainId', '1337',
-    '--chain.hardfork', 'shanghai', '--wallet.mnemonic', DEV_MNEMONIC, '--wallet.totalAccounts', '10',
-    '--wallet.defaultBalance', String(DEV_BALANCE_ETH), '--miner.blockGasLimit', `0x${BENCH_GAS_LIMIT.toString(16)}`,
-    '--miner.blockTime', String(blockTime), '--database.dbPath', join(ctx.dir, 'db'), '--logging.quiet',
+    GANACHE_CLI,
+    '--server.host',
+    '127.0.0.1',
+    '--server.port',
+    String(port),
+    '--chain.chainId',
+    '1337',
+    '--chain.hardfork',
+    'shanghai',
+    '--wallet.mnemonic',
+    DEV_MNEMONIC,
+    '--wallet.totalAccounts',
+    '10',
+    '--wallet.defaultBalance',
+    String(DEV_BALANCE_ETH),
+    '--miner.blockGasLimit',
+    `0x${BENCH_GAS_LIMIT.toString(16)}`,
+    '--miner.blockTime',
+    String(blockTime),
+    '--database.dbPath',
+    join(ctx.dir, 'db'),
+    '--logging.quiet',
   ]
   const proc = spawnTracked('ganache', process.execPath, args, { cpus: ctx.cpus })
   const url = `http://127.0.0.1:${port}`

@@ -27,8 +27,10 @@ const IBEX_BIN = join(REPO, 'bin', 'ibex.js')
 /** Pool room for the write path: every pre-signed transfer may wait at once. */
 const WRITE_POOL_SLOTS = 100_000
 
-/** Extra `ibex start` flags (e.g. from --ibex-flags). */
+/** Extra `ibex start` flags (from --ibex-flags). */
 export const ibexExtraFlags: string[] = []
+/** Extra flags of the node process running ibex (from --ibex-node-flags: `--cpu-prof …`). */
+export const ibexNodeFlags: string[] = []
 
 function paths(ctx: StartContext) {
   return { datadir: join(ctx.dir, 'data'), genesis: join(ctx.dir, 'genesis.json') }
@@ -43,7 +45,9 @@ async function prepare(ctx: StartContext): Promise<void> {
   const g = buildGenesis({ ...defaultConfig('dev'), datadir }, [validator.hex])
   g.gasLimit = `0x${BENCH_GAS_LIMIT.toString(16)}`
   writeFileSync(genesis, JSON.stringify(g, null, 2))
-  execFileSync(process.execPath, [IBEX_BIN, 'init', '--network', 'dev', '--genesis', genesis, '--datadir', datadir], { stdio: 'pipe' })
+  execFileSync(process.execPath, [IBEX_BIN, 'init', '--network', 'dev', '--genesis', genesis, '--datadir', datadir], {
+    stdio: 'pipe',
+  })
   await seedInProcess(datadir, g as unknown as GenesisJson, validator.privateKey, validator.address, ctx.plan, ctx.log)
 }
 
@@ -96,10 +100,12 @@ async function seedInProcess(
       const ptx = await validateTransaction(bytes(step.tx.raw), admission())
       const { block, included } = await builder.build([ptx], store.head.header.timestamp + 1n)
       const receipt = store.getReceipts(block.hash)?.[0]
-      if (included.length !== 1 || receipt?.status !== 1) throw new Error(`${step.what} failed in block ${block.header.number}`)
+      if (included.length !== 1 || receipt?.status !== 1)
+        throw new Error(`${step.what} failed in block ${block.header.number}`)
       if (++txs % 250 === 0) log(`  ${txs} seed transactions (${((performance.now() - t) / 1000).toFixed(0)} s)`)
     }
-    if (Number(store.head.header.number) !== plan.head) throw new Error(`seeded head ${store.head.header.number}, expected ${plan.head}`)
+    if (Number(store.head.header.number) !== plan.head)
+      throw new Error(`seeded head ${store.head.header.number}, expected ${plan.head}`)
   } finally {
     await db.close()
   }
@@ -109,9 +115,28 @@ async function launch(ctx: StartContext, blockTime: string): Promise<RunningNode
   const { datadir, genesis } = paths(ctx)
   const port = await freePort()
   const args = [
-    IBEX_BIN, 'start', '--network', 'dev', '--genesis', genesis, '--datadir', datadir, '--http.port', String(port),
-    '--http.api', 'eth,net,web3,txpool,debug', '--log-level', 'warn', '--block-time', blockTime,
-    '--txpool.globalslots', String(WRITE_POOL_SLOTS), '--txpool.accountqueue', '1024', ...ibexExtraFlags,
+    ...ibexNodeFlags,
+    IBEX_BIN,
+    'start',
+    '--network',
+    'dev',
+    '--genesis',
+    genesis,
+    '--datadir',
+    datadir,
+    '--http.port',
+    String(port),
+    '--http.api',
+    'eth,net,web3,txpool,debug',
+    '--log-level',
+    'warn',
+    '--block-time',
+    blockTime,
+    '--txpool.globalslots',
+    String(WRITE_POOL_SLOTS),
+    '--txpool.accountqueue',
+    '1024',
+    ...ibexExtraFlags,
   ]
   const proc = spawnTracked('ibex', process.execPath, args, { cpus: ctx.cpus })
   const url = `http://127.0.0.1:${port}`

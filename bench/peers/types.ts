@@ -41,7 +41,12 @@ export interface Peer {
  * Applies the seed plan through JSON-RPC to an auto-mining node: each transaction mined alone
  * (sent, then its receipt awaited), each run of empty blocks through the node's own mine method.
  */
-export async function seedOverRpc(url: string, plan: SeedPlan, mineEmpty: (blocks: number) => Promise<void>, log: (l: string) => void): Promise<void> {
+export async function seedOverRpc(
+  url: string,
+  plan: SeedPlan,
+  mineEmpty: (blocks: number) => Promise<void>,
+  log: (l: string) => void,
+): Promise<void> {
   const t = performance.now()
   let done = 0
   for (const step of plan.steps) {
@@ -50,7 +55,8 @@ export async function seedOverRpc(url: string, plan: SeedPlan, mineEmpty: (block
       continue
     }
     const hash = await rpc<string>(url, 'eth_sendRawTransaction', [step.tx.raw])
-    if (hash.toLowerCase() !== step.tx.hash) throw new Error(`${step.what}: node answered hash ${hash}, expected ${step.tx.hash}`)
+    if (hash.toLowerCase() !== step.tx.hash)
+      throw new Error(`${step.what}: node answered hash ${hash}, expected ${step.tx.hash}`)
     const receipt = await waitReceipt(url, hash)
     if (receipt.status !== '0x1') throw new Error(`${step.what} failed: ${JSON.stringify(receipt)}`)
     if (++done % 250 === 0) log(`  ${done} seed transactions (${((performance.now() - t) / 1000).toFixed(0)} s)`)

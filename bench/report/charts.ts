@@ -46,16 +46,24 @@ export function scenarioSvg(result: ScenarioResult): string {
   const lats = rows.flatMap((r) => [r.p50, r.p99]).filter((x) => Number.isFinite(x) && x > 0)
   const latMin = Math.max(0.01, Math.min(...lats, 1))
   const latMax = Math.max(...lats, 10)
-  const latX = (ms: number): number => ((Math.log10(Math.max(ms, latMin)) - Math.log10(latMin)) / (Math.log10(latMax) - Math.log10(latMin))) * (PANEL_W - 50)
+  const latX = (ms: number): number =>
+    ((Math.log10(Math.max(ms, latMin)) - Math.log10(latMin)) / (Math.log10(latMax) - Math.log10(latMin))) *
+    (PANEL_W - 50)
   const out: string[] = []
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11">`)
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11">`,
+  )
   out.push(`<rect width="100%" height="100%" fill="white"/>`)
   out.push(`<text x="10" y="18" font-size="14" font-weight="bold">${esc(result.title)}</text>`)
   out.push(`<text x="${LABEL_W}" y="38" fill="#333">${esc(result.unit)} (higher is better)</text>`)
-  out.push(`<text x="${LABEL_W + PANEL_W + 30}" y="38" fill="#333">latency ms, log scale: p50 light, p99 dark (lower is better)</text>`)
+  out.push(
+    `<text x="${LABEL_W + PANEL_W + 30}" y="38" fill="#333">latency ms, log scale: p50 light, p99 dark (lower is better)</text>`,
+  )
   labels.forEach((label, g) => {
     const y0 = TOP + g * groupH
-    out.push(`<text x="${LABEL_W - 8}" y="${y0 + (nodes.length * BAR_H) / 2 + 4}" text-anchor="end">${esc(label)}</text>`)
+    out.push(
+      `<text x="${LABEL_W - 8}" y="${y0 + (nodes.length * BAR_H) / 2 + 4}" text-anchor="end">${esc(label)}</text>`,
+    )
     nodes.forEach((node, k) => {
       const r = rows.find((x) => x.label === label && x.node === node)
       if (r === undefined) return
@@ -65,15 +73,24 @@ export function scenarioSvg(result: ScenarioResult): string {
       out.push(`<rect x="${LABEL_W}" y="${y}" width="${Math.max(1, w)}" height="${BAR_H - 2}" fill="${dark}"/>`)
       out.push(`<text x="${LABEL_W + w + 4}" y="${y + BAR_H - 3}" font-size="9">${esc(`${node} ${fmt(r.rps)}`)}</text>`)
       const lx = LABEL_W + PANEL_W + 30
-      if (Number.isFinite(r.p99) && r.p99 > 0) out.push(`<rect x="${lx}" y="${y}" width="${Math.max(1, latX(r.p99))}" height="${BAR_H - 2}" fill="${dark}"/>`)
-      if (Number.isFinite(r.p50) && r.p50 > 0) out.push(`<rect x="${lx}" y="${y + 2}" width="${Math.max(1, latX(r.p50))}" height="${BAR_H - 6}" fill="${light}"/>`)
-      if (Number.isFinite(r.p99)) out.push(`<text x="${lx + latX(r.p99) + 4}" y="${y + BAR_H - 3}" font-size="9">${esc(`${fmt(r.p50)} / ${fmt(r.p99)}`)}</text>`)
+      if (Number.isFinite(r.p99) && r.p99 > 0)
+        out.push(`<rect x="${lx}" y="${y}" width="${Math.max(1, latX(r.p99))}" height="${BAR_H - 2}" fill="${dark}"/>`)
+      if (Number.isFinite(r.p50) && r.p50 > 0)
+        out.push(
+          `<rect x="${lx}" y="${y + 2}" width="${Math.max(1, latX(r.p50))}" height="${BAR_H - 6}" fill="${light}"/>`,
+        )
+      if (Number.isFinite(r.p99))
+        out.push(
+          `<text x="${lx + latX(r.p99) + 4}" y="${y + BAR_H - 3}" font-size="9">${esc(`${fmt(r.p50)} / ${fmt(r.p99)}`)}</text>`,
+        )
     })
   })
   const ly = height - 16
   nodes.forEach((node, k) => {
     const [, dark] = COLORS[node] ?? ['#ccc', '#666']
-    out.push(`<rect x="${LABEL_W + k * 110}" y="${ly - 9}" width="10" height="10" fill="${dark}"/><text x="${LABEL_W + k * 110 + 14}" y="${ly}">${esc(node)}</text>`)
+    out.push(
+      `<rect x="${LABEL_W + k * 110}" y="${ly - 9}" width="10" height="10" fill="${dark}"/><text x="${LABEL_W + k * 110 + 14}" y="${ly}">${esc(node)}</text>`,
+    )
   })
   out.push('</svg>')
   return out.join('\n')
@@ -82,7 +99,12 @@ export function scenarioSvg(result: ScenarioResult): string {
 /** Writes `<file>` (PNG) for a scenario; returns false when resvg could not render it. */
 export function writeScenarioPng(result: ScenarioResult, file: string): boolean {
   try {
-    const png = new Resvg(scenarioSvg(result), { background: 'white', font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng()
+    const png = new Resvg(scenarioSvg(result), {
+      background: 'white',
+      font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
+    })
+      .render()
+      .asPng()
     writeFileSync(file, png)
     return true
   } catch {

@@ -54,49 +54,78 @@ export function summaryTable(report: Report): string {
   const lines: [string, (node: string) => string][] = []
   const compare = by.get('compare')
   if (compare !== undefined) {
-    for (const m of ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)', 'eth_call(view, distinct)']) {
-      lines.push([`${m}, req/s (p99 ms)`, (node) => {
-        const r = find(compare, node, (l) => l.startsWith(`${m} ×`))
-        return r === undefined ? '' : `${n0(r.rps)} (${ms(r.p99)})`
-      }])
+    for (const m of [
+      'eth_blockNumber',
+      'eth_getBalance',
+      'eth_getBlockByNumber(full)',
+      'eth_call(view)',
+      'eth_call(view, distinct)',
+    ]) {
+      lines.push([
+        `${m}, req/s (p99 ms)`,
+        (node) => {
+          const r = find(compare, node, (l) => l.startsWith(`${m} ×`))
+          return r === undefined ? '' : `${n0(r.rps)} (${ms(r.p99)})`
+        },
+      ])
     }
   }
   const framing = by.get('framing')
   if (framing !== undefined) {
-    lines.push(['eth_blockNumber ×1000 conns, req/s', (node) => n0(find(framing, node, (l) => l === 'eth_blockNumber ×1000')?.rps)])
+    lines.push([
+      'eth_blockNumber ×1000 conns, req/s',
+      (node) => n0(find(framing, node, (l) => l === 'eth_blockNumber ×1000')?.rps),
+    ])
   }
   const mix = by.get('readmix')
-  if (mix !== undefined) lines.push(['read mix: max rate held, req/s', (node) => n0(find(mix, node, (l) => l === 'max rate held')?.rps)])
+  if (mix !== undefined)
+    lines.push(['read mix: max rate held, req/s', (node) => n0(find(mix, node, (l) => l === 'max rate held')?.rps)])
   const batch = by.get('batch')
-  if (batch !== undefined) lines.push(['batch of 100: calls/s', (node) => n0(find(batch, node, (l) => l === 'batch 100')?.callsPerSec)])
+  if (batch !== undefined)
+    lines.push(['batch of 100: calls/s', (node) => n0(find(batch, node, (l) => l === 'batch 100')?.callsPerSec)])
   const logs = by.get('logs')
   if (logs !== undefined) {
-    lines.push(['eth_getLogs 10k blocks (all Transfers): median ms', (node) => ms(find(logs, node, (l) => l === '10000 blocks')?.p50)])
-    lines.push(['eth_getLogs 10k blocks (one recipient): median ms', (node) => ms(find(logs, node, (l) => l.endsWith('one recipient'))?.p50)])
+    lines.push([
+      'eth_getLogs 10k blocks (all Transfers): median ms',
+      (node) => ms(find(logs, node, (l) => l === '10000 blocks')?.p50),
+    ])
+    lines.push([
+      'eth_getLogs 10k blocks (one recipient): median ms',
+      (node) => ms(find(logs, node, (l) => l.endsWith('one recipient'))?.p50),
+    ])
   }
   const traces = by.get('traces')
   if (traces !== undefined) {
-    lines.push(['read-mix p99 alone → beside traces, ms', (node) => {
-      const a = find(traces, node, (l) => l.endsWith('alone'))
-      const b = find(traces, node, (l) => l.endsWith('+ traces'))
-      return a === undefined || b === undefined ? '' : `${ms(a.p99)} → ${ms(b.p99)}`
-    }])
+    lines.push([
+      'read-mix p99 alone → beside traces, ms',
+      (node) => {
+        const a = find(traces, node, (l) => l.endsWith('alone'))
+        const b = find(traces, node, (l) => l.endsWith('+ traces'))
+        return a === undefined || b === undefined ? '' : `${ms(a.p99)} → ${ms(b.p99)}`
+      },
+    ])
   }
   const writes = by.get('writes')
   if (writes !== undefined) {
     lines.push(['transfers finalized/s (1 s blocks)', (node) => n0(find(writes, node, () => true)?.rps)])
-    lines.push(['send → receipt p50 / p99, ms', (node) => {
-      const r = find(writes, node, () => true)
-      return r === undefined ? '' : `${ms(r.p50)} / ${ms(r.p99)}`
-    }])
+    lines.push([
+      'send → receipt p50 / p99, ms',
+      (node) => {
+        const r = find(writes, node, () => true)
+        return r === undefined ? '' : `${ms(r.p50)} / ${ms(r.p99)}`
+      },
+    ])
   }
   const mem = report.memory
   if (Object.keys(mem).length > 0) {
-    lines.push(['RSS idle / read-mix peak / after soak, MiB', (node) => {
-      const m = mem[node]
-      if (m === undefined) return ''
-      return `${n0(m.idle)} / ${n0(m.readMixPeak)} / ${n0(m.afterSoak)}`
-    }])
+    lines.push([
+      'RSS idle / read-mix peak / after soak, MiB',
+      (node) => {
+        const m = mem[node]
+        if (m === undefined) return ''
+        return `${n0(m.idle)} / ${n0(m.readMixPeak)} / ${n0(m.afterSoak)}`
+      },
+    ])
   }
   const head = `| | ${allNodes.join(' | ')} |\n|---|${allNodes.map(() => '---:').join('|')}|`
   const body = lines.map(([label, cell]) => `| ${label} | ${allNodes.map((n) => cell(n) || '–').join(' | ')} |`)
@@ -117,7 +146,8 @@ function scenarioTable(s: ScenarioResult): string {
       if (r.callsPerSec !== undefined && label.startsWith('batch')) cell += `, ${n0(r.callsPerSec)} calls/s`
       if (r.extra !== undefined && s.name !== 'readmix') {
         const keys = Object.entries(r.extra).filter(([k]) => k !== 'held')
-        if (keys.length > 0) cell += `<br>${keys.map(([k, v]) => `${k} ${typeof v === 'number' ? n0(v) : v}`).join(', ')}`
+        if (keys.length > 0)
+          cell += `<br>${keys.map(([k, v]) => `${k} ${typeof v === 'number' ? n0(v) : v}`).join(', ')}`
       }
       if (r.extra?.held === 'no') cell += ' ✗'
       return cell
@@ -132,11 +162,23 @@ export function renderMarkdown(report: Report, pngs: Map<string, string>): strin
   const out: string[] = []
   out.push(`# ibex side-by-side benchmark — ${m.date}`)
   out.push('')
-  out.push(`\`${m.command}\` · ${m.minutes.toFixed(1)} min · ${m.host.cpus} cores (${m.host.model}), ${m.host.memGiB} GiB · Node ${m.host.node}`)
-  out.push(`load average before ${m.host.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${m.host.loadAfter.map((x) => x.toFixed(2)).join(' ')} · pinning: ${m.pinning}`)
+  out.push(
+    `\`${m.command}\` · ${m.minutes.toFixed(1)} min · ${m.host.cpus} cores (${m.host.model}), ${m.host.memGiB} GiB · Node ${m.host.node}`,
+  )
+  out.push(
+    `load average before ${m.host.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${m.host.loadAfter.map((x) => x.toFixed(2)).join(' ')} · pinning: ${m.pinning}`,
+  )
   out.push('')
-  out.push(`Nodes: ${Object.entries(m.versions).map(([k, v]) => `${k} = ${v}`).join('; ')}.`)
-  out.push(`Seeded state (same signed transactions on every node): ${Object.entries(m.seed).map(([k, v]) => `${k} ${v}`).join(', ')}.`)
+  out.push(
+    `Nodes: ${Object.entries(m.versions)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join('; ')}.`,
+  )
+  out.push(
+    `Seeded state (same signed transactions on every node): ${Object.entries(m.seed)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+  )
   out.push('')
   out.push('The machine is shared: compare nodes within this run, not with other runs.')
   out.push('')

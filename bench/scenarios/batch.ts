@@ -15,9 +15,17 @@ export const batch: Scenario = {
       for (const node of ctx.nodes) {
         const s = await generate({ ...job(ctx, node.url, requests, BATCH_CONNECTIONS), timeoutMs: 30_000 }, ctx.gen)
         rows.push(rowOf(node.name, `batch ${size}`, s))
-        ctx.log(`  ${node.name.padEnd(9)} batch ${size}: ${s.rps.toFixed(1)} batches/s (${Math.round(s.callsPerSec)} calls/s) p99 ${s.p99.toFixed(1)} ms`)
+        ctx.log(
+          `  ${node.name.padEnd(9)} batch ${size}: ${s.rps.toFixed(1)} batches/s (${Math.round(s.callsPerSec)} calls/s) p99 ${s.p99.toFixed(1)} ms`,
+        )
       }
     }
-    return { name: 'batch', title: this.title, unit: 'batches/s', rows, notes: ['calls/s counts the calls inside successful batches; a batch with any error object is not a success.'] }
+    return {
+      name: 'batch',
+      title: this.title,
+      unit: 'batches/s',
+      rows,
+      notes: ['calls/s counts the calls inside successful batches; a batch with any error object is not a success.'],
+    }
   },
 }

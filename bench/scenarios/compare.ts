@@ -9,7 +9,13 @@ import { generate } from '../load/index.js'
 import { prng } from './requests.js'
 import { job, type Row, rowOf, type Scenario } from './types.js'
 
-export const COMPARE_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_getBlockByNumber(full)', 'eth_call(view)', 'eth_call(view, distinct)']
+export const COMPARE_METHODS = [
+  'eth_blockNumber',
+  'eth_getBalance',
+  'eth_getBlockByNumber(full)',
+  'eth_call(view)',
+  'eth_call(view, distinct)',
+]
 /** Distinct eth_calls of the "distinct" row: more than a fast node answers in one point, so none repeats. */
 const DISTINCT_CALLS = 60_000
 
@@ -29,7 +35,9 @@ export const compare: Scenario = {
       }),
       'eth_call(view)': ctx.requests.single('eth_call'),
       'eth_call(view, distinct)': ctx.requests.single('eth_call', DISTINCT_CALLS, () => {
-        const who = `0x${Math.floor(rand() * 2 ** 48).toString(16).padStart(40, '0')}`
+        const who = `0x${Math.floor(rand() * 2 ** 48)
+          .toString(16)
+          .padStart(40, '0')}`
         return [{ to: ctx.plan.token, data: `0x70a08231${who.slice(2).padStart(64, '0')}` }, 'latest']
       }),
     }
@@ -42,10 +50,18 @@ export const compare: Scenario = {
       for (const node of ctx.nodes) {
         const s = await generate(job(ctx, node.url, lists[method] as never, c), ctx.gen)
         rows.push(rowOf(node.name, `${method} ×${c}`, s))
-        ctx.log(`  ${node.name.padEnd(9)} ${method}: ${Math.round(s.rps)} req/s p50 ${s.p50.toFixed(2)} p99 ${s.p99.toFixed(1)} ms errors ${s.httpErrors + s.rpcErrors + s.failed}`)
+        ctx.log(
+          `  ${node.name.padEnd(9)} ${method}: ${Math.round(s.rps)} req/s p50 ${s.p50.toFixed(2)} p99 ${s.p99.toFixed(1)} ms errors ${s.httpErrors + s.rpcErrors + s.failed}`,
+        )
       }
     }
-    return { name: 'compare', title: `${this.title}, ${c} connections`, unit: 'req/s', rows, notes: ratioNotes(rows, c) }
+    return {
+      name: 'compare',
+      title: `${this.title}, ${c} connections`,
+      unit: 'req/s',
+      rows,
+      notes: ratioNotes(rows, c),
+    }
   },
 }
 
@@ -53,7 +69,8 @@ export const compare: Scenario = {
 export function ratioNotes(rows: Row[], c: number): string[] {
   const get = (node: string, method: string) => rows.find((r) => r.node === node && r.label === `${method} ×${c}`)?.rps
   const notes: string[] = []
-  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b)
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || b === 0 ? undefined : a / b
   const bn = ratio(get('ibex', 'eth_blockNumber'), get('node:http', 'eth_blockNumber'))
   if (bn !== undefined) notes.push(`ibex eth_blockNumber = ${bn.toFixed(2)}× node:http (target ≥ 0.8)`)
   const targets: [string, number][] = [

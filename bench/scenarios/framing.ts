@@ -21,10 +21,18 @@ export const framing: Scenario = {
         for (const node of targets) {
           const s = await generate(job(ctx, node.url, requests, connections), ctx.gen)
           rows.push(rowOf(node.name, `${method} ×${connections}`, s))
-          ctx.log(`  ${node.name.padEnd(9)} ${method} ×${connections}: ${Math.round(s.rps)} req/s p99 ${s.p99.toFixed(1)} ms`)
+          ctx.log(
+            `  ${node.name.padEnd(9)} ${method} ×${connections}: ${Math.round(s.rps)} req/s p99 ${s.p99.toFixed(1)} ms`,
+          )
         }
       }
     }
-    return { name: 'framing', title: this.title, unit: 'req/s', rows, notes: ['node:http answers a fixed reply whatever the method.'] }
+    return {
+      name: 'framing',
+      title: this.title,
+      unit: 'req/s',
+      rows,
+      notes: ['node:http answers a fixed reply whatever the method.'],
+    }
   },
 }

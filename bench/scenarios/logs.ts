@@ -21,7 +21,10 @@ export const logs: Scenario = {
   title: 'eth_getLogs over a range (sequential, median of queries)',
   async run(ctx) {
     const rows: Row[] = []
-    const points: [string, string][] = LOG_SPANS.filter((s) => s <= ctx.plan.head + 1).map((s) => [`${s} blocks`, ctx.requests.logs(s)])
+    const points: [string, string][] = LOG_SPANS.filter((s) => s <= ctx.plan.head + 1).map((s) => [
+      `${s} blocks`,
+      ctx.requests.logs(s),
+    ])
     const span = Math.min(10_000, ctx.plan.head + 1)
     points.push([`${span} blocks, one recipient`, ctx.requests.logs(span, ctx.plan.holders[0])])
     for (const [label, body] of points) {
@@ -60,6 +63,12 @@ export const logs: Scenario = {
         ctx.log(`  ${node.name.padEnd(9)} ${label}: ${count} logs, median ${p50.toFixed(1)} ms`)
       }
     }
-    return { name: 'logs', title: this.title, unit: 'queries/s', rows, notes: ['p99 column: the slowest query of the point.'] }
+    return {
+      name: 'logs',
+      title: this.title,
+      unit: 'queries/s',
+      rows,
+      notes: ['p99 column: the slowest query of the point.'],
+    }
   },
 }

@@ -22,7 +22,14 @@ export const memory: Scenario = {
       const rate = max > 0 ? Math.round(max * 0.5) : SOAK_DEFAULT_RATE
       const before = treeRssMiB(node.proc.pid)
       const rss = new RssSampler(node.proc.pid, 1000)
-      const s = await generate({ ...job(ctx, node.url, mix, LADDER_CONNECTIONS, rate), warmupMs: 0, durationMs: ctx.opts.soakMinutes * 60_000 }, ctx.gen)
+      const s = await generate(
+        {
+          ...job(ctx, node.url, mix, LADDER_CONNECTIONS, rate),
+          warmupMs: 0,
+          durationMs: ctx.opts.soakMinutes * 60_000,
+        },
+        ctx.gen,
+      )
       const peak = rss.stop()
       const after = treeRssMiB(node.proc.pid)
       const mem = ctx.memory.get(node.name) ?? {}
@@ -45,8 +52,16 @@ export const memory: Scenario = {
           afterSoakMiB: Math.round(after),
         },
       })
-      ctx.log(`  ${node.name.padEnd(9)} RSS idle ${Math.round(mem.idle ?? 0)} MiB, read-mix peak ${Math.round(mem.readMixPeak ?? 0)}, after ${ctx.opts.soakMinutes} min ${Math.round(after)} MiB`)
+      ctx.log(
+        `  ${node.name.padEnd(9)} RSS idle ${Math.round(mem.idle ?? 0)} MiB, read-mix peak ${Math.round(mem.readMixPeak ?? 0)}, after ${ctx.opts.soakMinutes} min ${Math.round(after)} MiB`,
+      )
     }
-    return { name: 'memory', title: this.title, unit: 'req/s', rows, notes: ['RSS of the node process and its descendants (VmRSS from /proc).'] }
+    return {
+      name: 'memory',
+      title: this.title,
+      unit: 'req/s',
+      rows,
+      notes: ['RSS of the node process and its descendants (VmRSS from /proc).'],
+    }
   },
 }

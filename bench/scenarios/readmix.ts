@@ -21,7 +21,10 @@ export function passes(ctx: ScenarioContext, s: Summary): boolean {
 }
 
 /** Runs the ladder on one node; returns its rows and the highest rate that held (0 if none). */
-export async function ladder(ctx: ScenarioContext, node: RunningNode): Promise<{ rows: Row[]; max: number; probe: Summary }> {
+export async function ladder(
+  ctx: ScenarioContext,
+  node: RunningNode,
+): Promise<{ rows: Row[]; max: number; probe: Summary }> {
   const requests = ctx.requests.mix()
   const rows: Row[] = []
   const probe = await generate(job(ctx, node.url, requests, ctx.opts.connections), ctx.gen)
@@ -33,7 +36,9 @@ export async function ladder(ctx: ScenarioContext, node: RunningNode): Promise<{
     const s = await generate(job(ctx, node.url, requests, LADDER_CONNECTIONS, rate), ctx.gen)
     const ok = passes(ctx, s)
     rows.push(rowOf(node.name, `rate ${rate}`, s, { held: ok ? 'yes' : 'no' }))
-    ctx.log(`  ${node.name.padEnd(9)} ${rate}/s: success ${(s.success * 100).toFixed(2)}% p99 ${s.p99.toFixed(1)} ms ${ok ? 'held' : 'failed'}`)
+    ctx.log(
+      `  ${node.name.padEnd(9)} ${rate}/s: success ${(s.success * 100).toFixed(2)}% p99 ${s.p99.toFixed(1)} ms ${ok ? 'held' : 'failed'}`,
+    )
     if (ok) {
       max = rate
       rate = Math.round(rate * LADDER_STEP)
@@ -60,9 +65,19 @@ export const readmix: Scenario = {
       mem.readMixPeak = peak
       ctx.memory.set(node.name, mem)
       rows.push(...r)
-      rows.push({ node: node.name, label: 'max rate held', rps: max, p50: Number.NaN, p99: Number.NaN, success: 1, errors: 0, extra: { probeRps: Math.round(probe.rps), peakRssMiB: Math.round(peak) } })
+      rows.push({
+        node: node.name,
+        label: 'max rate held',
+        rps: max,
+        p50: Number.NaN,
+        p99: Number.NaN,
+        success: 1,
+        errors: 0,
+        extra: { probeRps: Math.round(probe.rps), peakRssMiB: Math.round(peak) },
+      })
       const slow = Object.entries(probe.tags).sort((a, b) => b[1].p99 - a[1].p99)[0]
-      if (slow !== undefined) notes.push(`${node.name}: slowest method in the probe ${slow[0]} (p99 ${slow[1].p99.toFixed(1)} ms)`)
+      if (slow !== undefined)
+        notes.push(`${node.name}: slowest method in the probe ${slow[0]} (p99 ${slow[1].p99.toFixed(1)} ms)`)
     }
     return { name: 'readmix', title: this.title, unit: 'req/s', rows, notes }
   },

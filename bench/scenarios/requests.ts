@@ -80,7 +80,14 @@ export class RequestFactory {
       }
       case 'eth_getLogs': {
         const to = Math.floor(this.#rand() * (plan.head - MIX_LOGS_SPAN)) + MIX_LOGS_SPAN
-        return [{ fromBlock: quantity(to - MIX_LOGS_SPAN + 1), toBlock: quantity(to), address: plan.token, topics: [TRANSFER_TOPIC] }]
+        return [
+          {
+            fromBlock: quantity(to - MIX_LOGS_SPAN + 1),
+            toBlock: quantity(to),
+            address: plan.token,
+            topics: [TRANSFER_TOPIC],
+          },
+        ]
       }
       default:
         return []
@@ -127,14 +134,19 @@ export class RequestFactory {
     const from = Math.max(0, this.plan.head - span + 1)
     const topics: (string | null)[] = [TRANSFER_TOPIC]
     if (to !== undefined) topics.push(null, `0x${addressWord(to)}`)
-    return body('eth_getLogs', [{ fromBlock: quantity(from), toBlock: quantity(this.plan.head), address: this.plan.token, topics }])
+    return body('eth_getLogs', [
+      { fromBlock: quantity(from), toBlock: quantity(this.plan.head), address: this.plan.token, topics },
+    ])
   }
 
   /** debug_traceTransaction (struct logger, the default) of history transactions. */
   traces(n: number): LoadRequest[] {
     const out: LoadRequest[] = []
     for (let i = 0; i < n; i++) {
-      out.push({ tag: 'debug_traceTransaction', body: body('debug_traceTransaction', [this.#pick(this.plan.history).hash, { disableStorage: true }]) })
+      out.push({
+        tag: 'debug_traceTransaction',
+        body: body('debug_traceTransaction', [this.#pick(this.plan.history).hash, { disableStorage: true }]),
+      })
     }
     return out
   }

@@ -36,7 +36,9 @@ export const traces: Scenario = {
       rows.push(rowOf(node.name, `mix ${rate}/s + traces`, beside))
       rows.push(rowOf(node.name, 'traces beside the mix', tr, { kBPerTrace: Math.round(tr.bodyBytes / 1024) }))
       const held = beside.p99 < ctx.opts.ladderP99Ms && beside.success >= ctx.opts.ladderSuccess
-      notes.push(`${node.name}: mix p99 ${alone.p99.toFixed(1)} → ${beside.p99.toFixed(1)} ms with ${tr.rps.toFixed(1)} traces/s (${held ? 'held' : 'did not hold'})`)
+      notes.push(
+        `${node.name}: mix p99 ${alone.p99.toFixed(1)} → ${beside.p99.toFixed(1)} ms with ${tr.rps.toFixed(1)} traces/s (${held ? 'held' : 'did not hold'})`,
+      )
       ctx.log(`  ${node.name.padEnd(9)} ${notes[notes.length - 1]}`)
     }
     return { name: 'traces', title: this.title, unit: 'req/s', rows, notes }

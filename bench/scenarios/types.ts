@@ -79,7 +79,13 @@ export interface Scenario {
 }
 
 /** A LoadJob with the run's durations filled in. */
-export function job(ctx: ScenarioContext, url: string, requests: LoadJob['requests'], connections: number, rate?: number): LoadJob {
+export function job(
+  ctx: ScenarioContext,
+  url: string,
+  requests: LoadJob['requests'],
+  connections: number,
+  rate?: number,
+): LoadJob {
   return {
     url,
     requests,

@@ -30,7 +30,15 @@ export function presignTransfers(ctx: ScenarioContext, count: number): SignedTx[
   const out: SignedTx[] = []
   for (let i = 0; i < count; i++) {
     const key = senders[i % senders.length] as (typeof senders)[number]
-    out.push(signTx(key, { nonce: BigInt(Math.floor(i / senders.length)), to: SINK, value: 1n, data: new Uint8Array(0), gas: 21_000n }))
+    out.push(
+      signTx(key, {
+        nonce: BigInt(Math.floor(i / senders.length)),
+        to: SINK,
+        value: 1n,
+        data: new Uint8Array(0),
+        gas: 21_000n,
+      }),
+    )
   }
   return out
 }
@@ -44,6 +52,8 @@ interface WriteOutcome {
   fullestBlock: number
   blocks: number
   latency: Histogram
+  /** Why sends were refused: message → count. */
+  reasons: Map<string, number>
 }
 
 async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<WriteOutcome> {
@@ -51,7 +61,11 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
   const index = new Map<string, number>()
   const requests = txs.map((t, i) => {
     index.set(t.hash, i)
-    return buildRequest(u.host, '/', JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [t.raw] }))
+    return buildRequest(
+      u.host,
+      '/',
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [t.raw] }),
+    )
   })
   const dueAt = new Float64Array(txs.length)
   const includedAt = new Float64Array(txs.length)
@@ -59,7 +73,12 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
   let refused = 0
   let answered = 0
   const conns: Http1Connection[] = []
-  for (let i = 0; i < WRITE_CONNECTIONS; i++) conns.push(new Http1Connection(Number(u.port), u.hostname, () => undefined))
+  const reasons = new Map<string, number>()
+  for (let i = 0; i < WRITE_CONNECTIONS; i++) {
+    const c = new Http1Connection(Number(u.port), u.hostname, () => undefined)
+    c.keepBodies = true
+    conns.push(c)
+  }
   await Promise.all(conns.map((c) => c.ready()))
   const idle = [...conns]
   const queue: number[] = []
@@ -76,7 +95,12 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
         (a) => {
           answered++
           if (a.status === 200 && a.rpcErrors === 0) accepted++
-          else refused++
+          else {
+            refused++
+            const why =
+              a.status !== 200 ? `HTTP ${a.status}` : (/"message":"([^"]*)"/.exec(a.body?.toString() ?? '')?.[1] ?? 'error')
+            reasons.set(why, (reasons.get(why) ?? 0) + 1)
+          }
           idle.push(c)
           pump()
         },
@@ -102,7 +126,8 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
   const sendEnd = t0 + (txs.length * 1000) / rate
   while (performance.now() < sendEnd + DRAIN_MS) {
     await new Promise((r) => setTimeout(r, POLL_MS))
-    if (issued >= txs.length && qHead >= queue.length && included >= accepted && performance.now() > sendEnd + 1500) break
+    if (issued >= txs.length && qHead >= queue.length && included >= accepted && performance.now() > sendEnd + 1500)
+      break
     let head: number
     try {
       head = Number(BigInt(await rpc<string>(node.url, 'eth_blockNumber', [], 10_000)))
@@ -110,7 +135,12 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
       continue
     }
     for (let n = last + 1; n <= head; n++) {
-      const block = await rpc<{ transactions: string[] } | null>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false], 30_000)
+      const block = await rpc<{ transactions: string[] } | null>(
+        node.url,
+        'eth_getBlockByNumber',
+        [`0x${n.toString(16)}`, false],
+        30_000,
+      )
       const now = performance.now()
       let mine = 0
       for (const h of block?.transactions ?? []) {
@@ -131,7 +161,8 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
   clearInterval(ticker)
   for (const c of conns) c.close()
   const latency = new Histogram()
-  for (let i = 0; i < txs.length; i++) if (includedAt[i] !== 0) latency.record(((includedAt[i] as number) - (dueAt[i] as number)) * 1000)
+  for (let i = 0; i < txs.length; i++)
+    if (includedAt[i] !== 0) latency.record(((includedAt[i] as number) - (dueAt[i] as number)) * 1000)
   return {
     accepted,
     refused,
@@ -141,6 +172,7 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
     fullestBlock: fullest,
     blocks,
     latency,
+    reasons,
   }
 }
 
@@ -149,10 +181,13 @@ export const writes: Scenario = {
   title: 'Write path: pre-signed transfers via eth_sendRawTransaction, 1 s blocks',
   async run(ctx) {
     const rows: Row[] = []
+    const notes: string[] = []
     const count = Math.round(ctx.opts.writeRate * ctx.opts.writeSeconds)
     const t = performance.now()
     const txs = presignTransfers(ctx, count)
-    ctx.log(`  signed ${count} transfers from ${Math.min(count, ctx.plan.senders.length)} senders in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+    ctx.log(
+      `  signed ${count} transfers from ${Math.min(count, ctx.plan.senders.length)} senders in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    )
     for (const original of [...ctx.nodes]) {
       const node = await ctx.intervalMining(original, 1)
       const o = await drive(node, txs, ctx.opts.writeRate)
@@ -165,10 +200,28 @@ export const writes: Scenario = {
         p99: o.latency.percentileMs(99),
         success: o.included / count,
         errors: o.refused + o.unanswered,
-        extra: { accepted: o.accepted, refused: o.refused, unanswered: o.unanswered, included: o.included, fullestBlock: o.fullestBlock, blocks: o.blocks },
+        extra: {
+          accepted: o.accepted,
+          refused: o.refused,
+          unanswered: o.unanswered,
+          included: o.included,
+          fullestBlock: o.fullestBlock,
+          blocks: o.blocks,
+        },
       })
-      ctx.log(`  ${node.name.padEnd(9)} ${Math.round(tps)} tx/s finalized (${o.included}/${count} included, fullest block ${o.fullestBlock}), send→receipt p50 ${o.latency.percentileMs(50).toFixed(0)} ms p99 ${o.latency.percentileMs(99).toFixed(0)} ms, refused ${o.refused}, unanswered ${o.unanswered}`)
+      if (o.reasons.size > 0) {
+        notes.push(`${node.name} refusals: ${[...o.reasons].map(([m, n]) => `${n}× "${m}"`).join(', ')}`)
+      }
+      ctx.log(
+        `  ${node.name.padEnd(9)} ${Math.round(tps)} tx/s finalized (${o.included}/${count} included, fullest block ${o.fullestBlock}), send→receipt p50 ${o.latency.percentileMs(50).toFixed(0)} ms p99 ${o.latency.percentileMs(99).toFixed(0)} ms, refused ${o.refused}, unanswered ${o.unanswered}`,
+      )
     }
-    return { name: 'writes', title: this.title, unit: 'tx/s finalized', rows, notes: ['p50/p99: from each transaction\'s scheduled send to the poller seeing it in a block (50 ms polling).'] }
+    return {
+      name: 'writes',
+      title: this.title,
+      unit: 'tx/s finalized',
+      rows,
+      notes: [...notes, "p50/p99: from each transaction's scheduled send to the poller seeing it in a block (50 ms polling)."],
+    }
   },
 }

@@ -123,7 +123,8 @@ export function buildSeedPlan(options: SeedOptions = DEFAULT_SEED): SeedPlan {
   const history: { hash: string; block: number }[] = []
   for (let i = 0; i < options.historyTxs; i++) {
     const to: string[] = []
-    for (let j = 0; j < options.transfersPerTx; j++) to.push(holders[(i * options.transfersPerTx + j) % holders.length] as string)
+    for (let j = 0; j < options.transfersPerTx; j++)
+      to.push(holders[(i * options.transfersPerTx + j) % holders.length] as string)
     const data = encodeAddressArrayCall('transferMany(address[],uint256)', to, [1000n + BigInt(i)])
     const signed = tx('transferMany', token, 0n, data, 200_000n + 60_000n * BigInt(options.transfersPerTx))
     history.push({ hash: signed.hash, block })
@@ -132,5 +133,16 @@ export function buildSeedPlan(options: SeedOptions = DEFAULT_SEED): SeedPlan {
       block += options.gap
     }
   }
-  return { options, steps, head: block, token, disperse, deployer, senders, holders, history, tokenRuntime: compiled.BenchToken.runtime }
+  return {
+    options,
+    steps,
+    head: block,
+    token,
+    disperse,
+    deployer,
+    senders,
+    holders,
+    history,
+    tokenRuntime: compiled.BenchToken.runtime,
+  }
 }

@@ -94,7 +94,9 @@ export function createdAddress(sender: Uint8Array, nonce: bigint): string {
 
 /** The 4-byte selector of a function signature, hex without 0x. */
 export function selector(signature: string): string {
-  return Buffer.from(keccak256(Buffer.from(signature))).subarray(0, 4).toString('hex')
+  return Buffer.from(keccak256(Buffer.from(signature)))
+    .subarray(0, 4)
+    .toString('hex')
 }
 
 export function word(n: bigint | number): string {

@@ -25,7 +25,7 @@ import {
   sealHeader,
   signProposerSeal,
 } from '../consensus/ibft/index.js'
-import { createStateManager, TrieStore } from '../state/index.js'
+import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import { executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
 import { createChainVM } from './vm.js'
@@ -75,10 +75,10 @@ export interface BuildResult {
 
 export class BlockBuilder {
   readonly #opts: BuilderOptions
-  #sm: MerkleStateManager
+  #sm: WriterStateManager
   #vm: VM
 
-  private constructor(opts: BuilderOptions, sm: MerkleStateManager, vm: VM) {
+  private constructor(opts: BuilderOptions, sm: WriterStateManager, vm: VM) {
     this.#opts = opts
     this.#sm = sm
     this.#vm = vm
@@ -116,6 +116,7 @@ export class BlockBuilder {
         hash,
         headerRaw: sealedRaw,
         transactionBytes,
+        transactions: executed.included.map((p) => p.tx),
         withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
         receipts: executed.receipts,
         totalDifficulty: parent.totalDifficulty + 1n,
@@ -123,6 +124,8 @@ export class BlockBuilder {
       this.#opts.trie,
       this.#opts.syncWrites,
     )
+    // the accounts this block changed, as committed: readers at the new head find them cached
+    this.#sm.seedReadCache(store.db, block.header.stateRoot)
     return { block, included: executed.included, dropped: executed.dropped }
   }
 

@@ -24,6 +24,7 @@ import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../chain/trieRoot.js'
 import { IBFT_MIX_HASH } from '../consensus/ibft/index.js'
 import { effectiveGasPrice } from '../txpool/validate.js'
 import { applyPreBlockSystemCalls } from './systemCalls.js'
+import { applyTransfer, TRANSFER_GAS, transfersApply } from './transfers.js'
 import { envBlock } from './vm.js'
 
 const ZERO_HASH = new Uint8Array(32)
@@ -83,6 +84,8 @@ export interface ExecuteOptions {
   strict: boolean
   /** When set, the EIP-1559 base fee is credited to this address instead of burned. */
   baseFeeRecipient: Uint8Array | undefined
+  /** Plain value transfers without the EVM (transfers.ts); default true, false to compare. */
+  fastTransfers?: boolean
 }
 
 /**
@@ -142,6 +145,8 @@ async function executeBody<T extends ExecTx>(
     gasUsed: 0n,
   }
   const blocked = new Set<string>()
+  const coinbase = fields.coinbase as Address
+  const fast = opts.fastTransfers !== false && baseFee !== undefined && transfersApply(common)
   for (const ptx of items) {
     if (blocked.has(ptx.senderHex)) continue
     if (ptx.tx.gasLimit > gasLimit - out.gasUsed) {
@@ -150,6 +155,24 @@ async function executeBody<T extends ExecTx>(
           `transaction ${out.included.length} does not fit: gas limit ${ptx.tx.gasLimit}, ${gasLimit - out.gasUsed} left`,
         )
       blocked.add(ptx.senderHex) // a later nonce of this sender cannot go before it
+      continue
+    }
+    if (fast && (await applyTransfer(vm, sm, ptx.tx, new Address(ptx.sender), coinbase, baseFee as bigint))) {
+      out.gasUsed += TRANSFER_GAS
+      out.receipts.push({
+        type: ptx.tx.type,
+        status: 1,
+        root: undefined,
+        cumulativeGasUsed: out.gasUsed,
+        gasUsed: TRANSFER_GAS,
+        logs: [],
+        from: ptx.sender,
+        contractAddress: undefined,
+        effectiveGasPrice: effectiveGasPrice(ptx.tx, baseFee as bigint),
+        blobGasUsed: 0n,
+        blobGasPrice: 0n,
+      })
+      out.included.push(ptx)
       continue
     }
     let result: Awaited<ReturnType<typeof runTx>>

@@ -46,7 +46,10 @@ export class CallState {
     let env = this.#envBlocks.get(key)
     if (env === undefined) {
       const header = zeroBaseFee
-        ? createBlockHeader({ ...block.header.toJSON(), baseFeePerGas: 0n }, { common: this.common, skipConsensusFormatValidation: true })
+        ? createBlockHeader(
+            { ...block.header.toJSON(), baseFeePerGas: 0n },
+            { common: this.common, skipConsensusFormatValidation: true },
+          )
         : block.header
       env = envBlock(header)
       if (this.#envBlocks.size >= ENV_BLOCKS_PER_STATE) this.#envBlocks.clear()

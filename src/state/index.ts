@@ -13,9 +13,11 @@ import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../chain/db.js'
 import { readCacheFor } from './readCache.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'
-import { TrieStore } from './trieStore.js'
+import { WriterStateManager } from './writer.js'
+import type { TrieStore } from './trieStore.js'
 
 export { SharedReadStateManager } from './sharedRead.js'
+export { WriterStateManager } from './writer.js'
 export { TrieStore } from './trieStore.js'
 
 /**
@@ -33,7 +35,7 @@ export const WRITER_CACHE_CODES = 4_000
  * account at the end of the block (executeTransactions holds a checkpoint across the block), not
  * once per touch — each trie write re-hashes the account's whole path.
  */
-export function createStateManager(store: TrieStore, common: Common, root?: Uint8Array): MerkleStateManager {
+export function createStateManager(store: TrieStore, common: Common, root?: Uint8Array): WriterStateManager {
   const trie = new MerklePatriciaTrie({
     db: store,
     useKeyHashing: true,
@@ -46,7 +48,7 @@ export function createStateManager(store: TrieStore, common: Common, root?: Uint
     storage: { type: CacheType.LRU, size: WRITER_CACHE_SLOTS },
     code: { type: CacheType.LRU, size: WRITER_CACHE_CODES },
   })
-  return new MerkleStateManager({ trie, common, caches })
+  return new WriterStateManager({ trie, common, caches })
 }
 
 /**
@@ -68,4 +70,13 @@ export function reusableStateAt(db: Database, common: Common, root: Uint8Array):
   const shared = readCacheFor(db, root)
   shared.trie ??= trieAt(db, common, root)
   return new SharedReadStateManager({ trie: shared.trie, common, caches: new Caches() }, shared, db)
+}
+
+/**
+ * The account at `root` as the root's flat read cache holds it, without a state manager: its RLP,
+ * null when it does not exist, undefined when it is not cached (then read it through stateAt).
+ * `address` is 40 hex digits, lowercase, no 0x.
+ */
+export function cachedAccount(db: Database, root: Uint8Array, address: string): Uint8Array | null | undefined {
+  return readCacheFor(db, root).accounts.get(address)
 }

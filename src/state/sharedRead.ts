@@ -15,6 +15,8 @@
  * a new root, a flush), the instance swaps in a private trie at the same root over its own
  * TrieStore, so its writes stay its own.
  */
+import { createRequire } from 'node:module'
+import { isatty } from 'node:tty'
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
@@ -26,8 +28,30 @@ import { TrieStore } from './trieStore.js'
 
 /** A trie at `root` over RocksDB, writes kept in its own overlay. */
 export function trieAt(db: Database, common: Common, root: Uint8Array | undefined): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ db: new TrieStore(db), useKeyHashing: true, valueEncoding: 'view', common, ...(root ? { root } : {}) })
+  return new MerklePatriciaTrie({
+    db: new TrieStore(db),
+    useKeyHashing: true,
+    valueEncoding: 'view',
+    common,
+    ...(root ? { root } : {}),
+  })
 }
+
+/**
+ * Every MerkleStateManager constructor creates a `debug` logger, and `debug` asks the OS whether
+ * stderr is a terminal (an ioctl) for each one unless told: ~10% of the CPU of an eth_getBalance
+ * load. Told here once, with the answer it would get, for the `debug` ethereumjs loads.
+ */
+function settleDebugColors(): void {
+  try {
+    const require = createRequire(import.meta.resolve('@ethereumjs/statemanager'))
+    const debug = require('debug') as { inspectOpts?: Record<string, unknown> }
+    if (debug.inspectOpts !== undefined && !('colors' in debug.inspectOpts)) debug.inspectOpts.colors = isatty(process.stderr.fd)
+  } catch {
+    // another build of `debug`: it keeps asking, nothing breaks
+  }
+}
+settleDebugColors()
 
 function hexOf(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
@@ -45,7 +69,11 @@ export class SharedReadStateManager extends MerkleStateManager {
   #db: Database | undefined
 
   /** `opts.trie` is the root's shared reader trie (see trieAt / readCacheFor). */
-  constructor(opts: MerkleStateManagerOpts & { trie: MerklePatriciaTrie; common: Common }, shared: RootReadCache, db: Database) {
+  constructor(
+    opts: MerkleStateManagerOpts & { trie: MerklePatriciaTrie; common: Common },
+    shared: RootReadCache,
+    db: Database,
+  ) {
     super(opts)
     this.#shared = shared
     this.#db = db
@@ -69,7 +97,8 @@ export class SharedReadStateManager extends MerkleStateManager {
     if (hit !== undefined) return hit === null ? undefined : createAccountFromRLP(hit)
     const account = await super.getAccount(address)
     // a write may have landed while the trie was read: only the root's value may be shared
-    if (!this.#accounts.has(key) && this.#shared === shared) shared.accounts.set(key, account === undefined ? null : account.serialize())
+    if (!this.#accounts.has(key) && this.#shared === shared)
+      shared.accounts.set(key, account === undefined ? null : account.serialize())
     return account
   }
 
@@ -105,7 +134,8 @@ export class SharedReadStateManager extends MerkleStateManager {
     const addr = hexOf(address.bytes)
     // the same storage root (a balance or nonce change) leaves the root's slots valid
     const before = await this.getAccount(address)
-    if (before === undefined || account === undefined || !equalsBytes(before.storageRoot, account.storageRoot)) this.#storages.add(addr)
+    if (before === undefined || account === undefined || !equalsBytes(before.storageRoot, account.storageRoot))
+      this.#storages.add(addr)
     this.#accounts.add(addr)
     this.#own()
     return super.putAccount(address, account)
@@ -148,7 +178,8 @@ export class SharedReadStateManager extends MerkleStateManager {
    * checkpoints are all closed and nothing reached the trie, so it is back at the root.
    */
   forgetWrites(): void {
-    if (this._checkpointCount !== 0 || this._caches === undefined) throw new Error('forgetWrites: writes may have reached the trie')
+    if (this._checkpointCount !== 0 || this._caches === undefined)
+      throw new Error('forgetWrites: writes may have reached the trie')
     this.#accounts.clear()
     this.#storages.clear()
     this.#slots.clear()

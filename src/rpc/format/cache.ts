@@ -11,6 +11,8 @@
 
 /** Formatted receipts and transactions kept (each kind). */
 export const FORMAT_CACHE_ENTRIES = 16_384
+/** Formatted logs kept (~1.7 KB each with their JSON): the last 50,000 a log query returned. */
+export const LOG_CACHE_ENTRIES = 50_000
 /** Formatted blocks kept, by the blocks' RLP size: full blocks of thousands of transactions are big. */
 export const BLOCK_CACHE_RLP_BYTES = 16 * 1024 * 1024
 /** JSON texts above this size are not kept. */
@@ -43,9 +45,17 @@ export class FormatCache<V> {
   }
 }
 
-/** Hex of a block hash, for cache keys. */
+/** Hex of hash arrays already seen (a block's logs all pass the same hash array). */
+const hexes = new WeakMap<Uint8Array, string>()
+
+/** A cache key: the block hash (hex) and a position. */
 export function keyOf(hash: Uint8Array, suffix: string | number): string {
-  return `${Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')}:${suffix}`
+  let hex = hexes.get(hash)
+  if (hex === undefined) {
+    hex = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
+    hexes.set(hash, hex)
+  }
+  return `${hex}:${suffix}`
 }
 
 const immutable = new WeakSet<object>()

@@ -9,9 +9,10 @@ import type { LogTuple, StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { toData, toQuantity } from '../hex.js'
 import type { RpcObject } from './block.js'
-import { FormatCache, keep, keyOf } from './cache.js'
+import { FormatCache, keep, keyOf, LOG_CACHE_ENTRIES } from './cache.js'
 
 const receiptCache = new FormatCache<RpcObject>()
+const logCache = new FormatCache<RpcObject>(LOG_CACHE_ENTRIES)
 
 export interface LogPosition {
   block: ChainBlock
@@ -20,7 +21,18 @@ export interface LogPosition {
   logIndex: number
 }
 
+/**
+ * A log object, kept per block and position (frozen, cache.ts): a log query over a range served
+ * before builds none again, and the dispatcher joins their kept JSON texts.
+ */
 export function formatLog(log: LogTuple, pos: LogPosition): RpcObject {
+  const key = keyOf(pos.block.hash, `l${pos.logIndex}`)
+  const known = logCache.get(key)
+  if (known !== undefined) return known
+  return logCache.set(key, keep(buildLog(log, pos)))
+}
+
+function buildLog(log: LogTuple, pos: LogPosition): RpcObject {
   return {
     address: toData(log[0]),
     topics: log[1].map((t) => toData(t)),

@@ -341,7 +341,7 @@ export class RpcDispatcher<Ctx> {
       return this.splice(answer.id, answer.result.text)
     }
     // finalized chain data formatted once (src/rpc/format/cache.ts): its JSON text is kept too
-    const kept = answer.error === undefined ? jsonOf(answer.result, toGoJson) : undefined
+    const kept = answer.error === undefined ? keptJson(answer.result) : undefined
     if (kept !== undefined) return this.splice(answer.id, kept)
     let text: string
     try {
@@ -362,6 +362,22 @@ export class RpcDispatcher<Ctx> {
 
 function escapeLikeGo(c: string): string {
   return GO_ESCAPES[c]
+}
+
+/**
+ * The JSON text of a kept result, or of an array of kept results (logs, a block's receipts) from
+ * their kept texts; undefined for anything else.
+ */
+function keptJson(result: unknown): string | undefined {
+  if (!Array.isArray(result)) return jsonOf(result, toGoJson)
+  if (result.length === 0 || jsonOf(result[0], toGoJson) === undefined) return undefined
+  const parts = new Array<string>(result.length)
+  for (let i = 0; i < result.length; i++) {
+    const text = jsonOf(result[i], toGoJson)
+    if (text === undefined) return undefined
+    parts[i] = text
+  }
+  return `[${parts.join(',')}]`
 }
 
 /** JSON text in Go's encoding (what the dispatcher writes). */

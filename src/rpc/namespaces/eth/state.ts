@@ -1,17 +1,39 @@
 /** eth_ state reads at a block: balance, code, storage, nonce. */
-import { createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToBigInt, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+import type { ChainBlock } from '../../../chain/store.js'
+import { cachedAccount } from '../../../state/index.js'
 import type { Backend } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
 import { Address as AddressParam, type BlockRef, BlockTag, LATEST, optional, StorageKey } from '../../params/index.js'
 import type { MethodTable } from '../../types.js'
 
+/** Field of an account's RLP [nonce, balance, storageRoot, codeHash]. */
+const ACCOUNT_NONCE = 0
+const ACCOUNT_BALANCE = 1
+
+/**
+ * A field of the account at `block`'s state when the state's flat cache already holds the
+ * account (src/state/readCache.ts): answered without building a state manager; undefined when
+ * it must be read through one.
+ */
+function cachedField(b: Backend, block: ChainBlock, address: string, field: number): bigint | undefined {
+  const rlp = cachedAccount(b.db, block.header.stateRoot, address.slice(2).toLowerCase())
+  if (rlp === undefined) return undefined
+  return rlp === null ? 0n : bytesToBigInt((RLP.decode(rlp) as Uint8Array[])[field] as Uint8Array)
+}
+
 export const stateMethods: MethodTable<Backend> = {
   eth_getBalance: {
     params: [AddressParam, optional(BlockTag, LATEST)],
-    handler: async (b, [address, ref]) => {
-      const state = b.stateAt(b.stateBlock(ref as BlockRef))
-      const account = await state.getAccount(createAddressFromString(address as string))
-      return toQuantity(account?.balance ?? 0n)
+    handler: (b, [address, ref]) => {
+      const block = b.stateBlock(ref as BlockRef)
+      const cached = cachedField(b, block, address as string, ACCOUNT_BALANCE)
+      if (cached !== undefined) return toQuantity(cached)
+      return b
+        .stateAt(block)
+        .getAccount(createAddressFromString(address as string))
+        .then((account) => toQuantity(account?.balance ?? 0n))
     },
   },
   eth_getCode: {
@@ -34,9 +56,11 @@ export const stateMethods: MethodTable<Backend> = {
     params: [AddressParam, optional(BlockTag, LATEST)],
     handler: async (b, [address, ref]) => {
       const r = ref as BlockRef
-      const state = b.stateAt(b.stateBlock(r))
-      const account = await state.getAccount(createAddressFromString(address as string))
-      const nonce = account?.nonce ?? 0n
+      const block = b.stateBlock(r)
+      const nonce =
+        cachedField(b, block, address as string, ACCOUNT_NONCE) ??
+        (await b.stateAt(block).getAccount(createAddressFromString(address as string)))?.nonce ??
+        0n
       if (r.kind === 'tag' && r.tag === 'pending') {
         return toQuantity(b.pool.nextNonce(address as string, nonce))
       }
