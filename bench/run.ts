@@ -14,12 +14,13 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ibexExtraFlags, ibexNodeFlags } from './peers/ibex.js'
+import { ibexBaseline, ibexExtraFlags, ibexNodeFlags } from './peers/ibex.js'
 import {
   NODE_NAMES,
   type NodeName,
+  type Peer,
   PEERS,
   type RunningNode,
   type StartContext,
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     'gen-processes': { type: 'string', default: '1' },
     'ibex-flags': { type: 'string', default: '' },
     'ibex-node-flags': { type: 'string', default: '' },
+    baseline: { type: 'string' },
   },
 })
 
@@ -59,7 +61,12 @@ const started = Date.now()
 const deadline = started + Number(values['max-minutes']) * 60_000
 const log = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`)
 const names = (values.nodes as string).split(',').filter(Boolean) as NodeName[]
-for (const n of names) if (!(n in PEERS)) throw new Error(`unknown node ${n} (known: ${NODE_NAMES.join(', ')})`)
+// --baseline DIR: another checkout's ibex beside this one (after ibex in every scenario)
+if (values.baseline !== undefined) {
+  PEERS['ibex@base'] = ibexBaseline(resolve(values.baseline))
+  if (!names.includes('ibex@base')) names.splice(names.indexOf('ibex') + 1, 0, 'ibex@base')
+}
+for (const n of names) if (PEERS[n] === undefined) throw new Error(`unknown node ${n} (known: ${NODE_NAMES.join(', ')})`)
 const scenarioNames = (values.scenarios as string).split(',').filter(Boolean)
 for (const s of scenarioNames)
   if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s} (known: ${Object.keys(SCENARIOS).join(', ')})`)
@@ -105,7 +112,7 @@ try {
     const t = Date.now()
     log(`starting and seeding ${name}`)
     try {
-      nodes.push(await PEERS[name].start(ctx))
+      nodes.push(await (PEERS[name] as Peer).start(ctx))
       contexts.set(name, ctx)
       log(`  ${name} seeded in ${((Date.now() - t) / 1000).toFixed(1)} s`)
     } catch (err) {
@@ -132,7 +139,7 @@ try {
     done,
     memory,
     async intervalMining(node, seconds) {
-      const fresh = await PEERS[node.name as NodeName].intervalMining(
+      const fresh = await (PEERS[node.name as NodeName] as Peer).intervalMining(
         node,
         contexts.get(node.name) as StartContext,
         seconds,

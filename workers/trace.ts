@@ -2,12 +2,24 @@
  * Piscina entry point of the trace workers (ExecPool's `traces` lane): debug_trace* on state read
  * from the node's RocksDB, attached by handle. The trace's JSON leaves the thread as byte chunks
  * that are transferred, not copied (Piscina.move), so a 100 MB trace costs the main thread no copy.
+ *
+ * The thread lowers its own scheduling priority (TRACE_THREAD_NICE): when cores are short, a
+ * 30M-gas trace waits for them, not the main thread's answers to everyone else. On Linux the
+ * niceness of setpriority(PRIO_PROCESS, 0) belongs to the calling thread only.
  */
+import { setPriority } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
+import { TRACE_THREAD_NICE } from '../src/exec/pool/constants.js'
 import { runTask, type TaskResult, type TraceParts, type TraceTask } from '../src/exec/pool/tasks.js'
 import { transferablesOf } from '../src/exec/tracers/sink.js'
+
+try {
+  setPriority(0, TRACE_THREAD_NICE)
+} catch {
+  // not permitted (or not supported): the thread runs at the node's priority
+}
 
 const context = await ExecContext.attach(workerData as ExecWorkerData)
 

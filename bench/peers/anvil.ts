@@ -1,4 +1,7 @@
-/** anvil (Foundry 1.7.1, the npm package's binary): auto-mining, seeded over RPC; `anvil_mine` for empty blocks. */
+/**
+ * anvil (Foundry 1.7.1, the npm package's binary): auto-mining, seeded over RPC; `anvil_mine` for
+ * empty blocks; `--steps-tracing` so its debug_traceTransaction returns the opcode steps.
+ */
 import { execFileSync } from 'node:child_process'
 import { nodeModule } from '../repo.js'
 import { rpc, waitForRpc } from '../rpc.js'
@@ -32,6 +35,8 @@ async function launch(ctx: StartContext): Promise<RunningNode> {
     '--hardfork',
     'prague',
     '--silent',
+    // without it debug_traceTransaction answers empty structLogs (the traces scenario needs real ones)
+    '--steps-tracing',
   ]
   const proc = spawnTracked('anvil', ANVIL_BIN, args, { cpus: ctx.cpus })
   const url = `http://127.0.0.1:${port}`

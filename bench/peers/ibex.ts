@@ -21,7 +21,7 @@ import { waitForRpc } from '../rpc.js'
 import type { SeedPlan } from '../seed/plan.js'
 import { bytes, derivedKey, hex } from '../seed/sign.js'
 import { freePort, spawnTracked } from './process.js'
-import { BENCH_GAS_LIMIT, type Peer, type RunningNode, type StartContext } from './types.js'
+import { BENCH_GAS_LIMIT, type NodeName, type Peer, type RunningNode, type StartContext } from './types.js'
 
 const IBEX_BIN = join(REPO, 'bin', 'ibex.js')
 /** Pool room for the write path: every pre-signed transfer may wait at once. */
@@ -111,12 +111,12 @@ async function seedInProcess(
   }
 }
 
-async function launch(ctx: StartContext, blockTime: string): Promise<RunningNode> {
+async function launch(ctx: StartContext, blockTime: string, checkout = REPO, name: NodeName = 'ibex'): Promise<RunningNode> {
   const { datadir, genesis } = paths(ctx)
   const port = await freePort()
   const args = [
     ...ibexNodeFlags,
-    IBEX_BIN,
+    join(checkout, 'bin', 'ibex.js'),
     'start',
     '--network',
     'dev',
@@ -142,7 +142,7 @@ async function launch(ctx: StartContext, blockTime: string): Promise<RunningNode
   const url = `http://127.0.0.1:${port}`
   await waitForRpc(url, proc)
   const version = `ibex ${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version} (node ${process.version})`
-  return { name: 'ibex', url, proc, version, stop: () => proc.stop() }
+  return { name, url, proc, version, stop: () => proc.stop() }
 }
 
 export const ibex: Peer = {
@@ -155,4 +155,23 @@ export const ibex: Peer = {
     await node.stop()
     return launch(ctx, `${seconds}s`)
   },
+}
+
+/**
+ * ibex from another checkout (`--baseline DIR`, built with its own `npm run build`), as node
+ * `ibex@base`: the same seeded datadir (seeded by this checkout's code; the stored formats are
+ * the same), served by the other code — before and after of a change in one run.
+ */
+export function ibexBaseline(checkout: string): Peer {
+  return {
+    name: 'ibex@base',
+    async start(ctx) {
+      await prepare(ctx)
+      return launch(ctx, '0', checkout, 'ibex@base')
+    },
+    async intervalMining(node, ctx, seconds) {
+      await node.stop()
+      return launch(ctx, `${seconds}s`, checkout, 'ibex@base')
+    },
+  }
 }

@@ -9,4 +9,4 @@ export { startBare } from './bare.js'
 export { freePort, RssSampler, stopAll, treeRssMiB } from './process.js'
 export * from './types.js'
 
-export const PEERS: Record<NodeName, Peer> = { ibex, anvil, ganache, hardhat }
+export const PEERS: Partial<Record<NodeName, Peer>> = { ibex, anvil, ganache, hardhat }

@@ -3,7 +3,8 @@ import { rpc, waitReceipt } from '../rpc.js'
 import type { SeedPlan } from '../seed/plan.js'
 import type { Tracked } from './process.js'
 
-export type NodeName = 'ibex' | 'anvil' | 'ganache' | 'hardhat'
+/** `ibex@base`: ibex from another checkout (--baseline), for before/after in one run. */
+export type NodeName = 'ibex' | 'ibex@base' | 'anvil' | 'ganache' | 'hardhat'
 export const NODE_NAMES: readonly NodeName[] = ['ibex', 'anvil', 'ganache', 'hardhat']
 
 /** Every node gets this block gas limit (ibex's dev genesis has 30M; 60M lets 1 s blocks carry 2,857 transfers). */

@@ -9,6 +9,7 @@ import type { Row, ScenarioResult } from '../scenarios/types.js'
 
 const COLORS: Record<string, [string, string]> = {
   ibex: ['#f4a261', '#c8553d'],
+  'ibex@base': ['#f6d5b8', '#a98467'],
   anvil: ['#8ecae6', '#219ebc'],
   ganache: ['#b5e48c', '#52b69a'],
   hardhat: ['#cdb4db', '#7b2cbf'],

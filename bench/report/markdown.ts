@@ -26,7 +26,7 @@ export interface Report {
   memory: Record<string, Record<string, number>>
 }
 
-const NODE_ORDER = ['ibex', 'anvil', 'ganache', 'hardhat', 'node:http']
+const NODE_ORDER = ['ibex', 'ibex@base', 'anvil', 'ganache', 'hardhat', 'node:http']
 
 function n0(x: number | undefined): string {
   if (x === undefined || !Number.isFinite(x)) return '–'

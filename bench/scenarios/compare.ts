@@ -83,5 +83,7 @@ export function ratioNotes(rows: Row[], c: number): string[] {
     const r = ratio(get('ibex', m), get('anvil', m))
     if (r !== undefined) notes.push(`ibex ${m} = ${r.toFixed(2)}× anvil (target ≥ ${want})`)
   }
+  const base = COMPARE_METHODS.map((m) => [m, ratio(get('ibex', m), get('ibex@base', m))] as const).filter(([, r]) => r !== undefined)
+  if (base.length > 0) notes.push(`ibex / ibex@base (after / before): ${base.map(([m, r]) => `${m} ${(r as number).toFixed(2)}×`).join(', ')}`)
   return notes
 }

@@ -250,10 +250,10 @@ export class ChainStore {
     const transactionBytes: Uint8Array[] = []
     // transactions the caller decoded under another fork than the block's are decoded again
     const hardfork = header.common.hardfork()
-    const reuse = decoded !== undefined && decoded.every((tx) => tx.common.hardfork() === hardfork)
+    const reused = decoded?.every((tx) => tx.common.hardfork() === hardfork) ? decoded : undefined
     const transactions = (body[0] as (Uint8Array | Uint8Array[])[]).map((t, i) => {
       transactionBytes.push(Array.isArray(t) ? RLP.encode(t) : t)
-      return reuse ? (decoded[i] as TypedTransaction) : createTxFromBlockBodyData(t, txOpts)
+      return reused?.[i] ?? createTxFromBlockBodyData(t, txOpts)
     })
     const withdrawals = body[2]
     return {

@@ -25,6 +25,12 @@ export const NETWORK_CORS_ORIGINS: readonly string[] = []
 export const MAX_REQUEST_BODY_BYTES = 5 * 1024 * 1024
 /** MAX_BATCH_ITEMS (1000) is geth's batch limit: one request cannot queue unbounded work. */
 export const MAX_BATCH_ITEMS = 1000
+/**
+ * BATCH_CONCURRENCY (16): items of one batch in progress at once. geth runs a batch's calls one
+ * after another; a few at a time keeps a worker busy without one batch of 1000 eth_calls filling
+ * the call queue (then its own items would answer -32005).
+ */
+export const BATCH_CONCURRENCY = 16
 /** RPC_GAS_CAP (50M gas) is geth's eth_call / eth_estimateGas cap: above any block, bounded CPU per call. */
 export const RPC_GAS_CAP = 50_000_000n
 /** RPC_EVM_TIMEOUT_MS (5 s) is geth's eth_call timeout and the spec's tracer default. */
@@ -172,6 +178,7 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       corsOrigins: [...(dev ? DEV_CORS_ORIGINS : NETWORK_CORS_ORIGINS)],
       maxBodyBytes: MAX_REQUEST_BODY_BYTES,
       maxBatchItems: MAX_BATCH_ITEMS,
+      batchConcurrency: BATCH_CONCURRENCY,
       gasCap: RPC_GAS_CAP,
       evmTimeoutMs: RPC_EVM_TIMEOUT_MS,
       ws: true,

@@ -337,6 +337,7 @@ api = ["eth", "debug"]
 cors_origins = ["*"]
 max_body_bytes = 2048
 max_batch_items = 50
+batch_concurrency = 4
 gas_cap = 25_000_000
 evm_timeout = "750ms"
 ws = true
@@ -427,6 +428,7 @@ trusted_proxies = ["127.0.0.1"]
         corsOrigins: ['*'],
         maxBodyBytes: 2048,
         maxBatchItems: 50,
+        batchConcurrency: 4,
         gasCap: 25_000_000n,
         evmTimeoutMs: 750,
         ws: true,
@@ -518,7 +520,7 @@ trusted_proxies = ["127.0.0.1"]
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
     ],
     [
       'netwrk = "dev"\n',

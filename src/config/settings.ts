@@ -10,6 +10,7 @@ import {
   DEFAULT_NETWORK,
   DEFAULT_P2P_PORT,
   DEFAULT_TOKEN_SYMBOL,
+  BATCH_CONCURRENCY,
   MAX_BATCH_ITEMS,
   MAX_REQUEST_BODY_BYTES,
   RPC_EVM_TIMEOUT_MS,
@@ -260,6 +261,17 @@ export const SETTINGS: readonly SettingDef[] = [
     parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
     apply: (c, v) => {
       c.jsonrpc.maxBatchItems = v
+    },
+  }),
+  setting({
+    flag: 'rpc.batch-concurrency',
+    toml: ['jsonrpc', 'batch_concurrency'],
+    metavar: 'N',
+    defaultText: String(BATCH_CONCURRENCY),
+    help: 'items of one batch run at once (the rest wait their turn, answers keep request order)',
+    parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
+    apply: (c, v) => {
+      c.jsonrpc.batchConcurrency = v
     },
   }),
   setting({

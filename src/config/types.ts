@@ -30,6 +30,8 @@ export interface JsonRpcConfig {
   maxBodyBytes: number
   /** Largest batch accepted, items. */
   maxBatchItems: number
+  /** Items of one batch in progress at once. */
+  batchConcurrency: number
   /** Gas cap for eth_call / eth_estimateGas. */
   gasCap: bigint
   /** eth_call / eth_estimateGas wall-clock timeout, ms. */

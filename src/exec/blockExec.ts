@@ -4,9 +4,12 @@
  * (src/exec/ibftImport.ts, which must reproduce a proposed block exactly):
  *
  *   nextHeaderFields(parent, coinbase, timestamp, extraData, gasLimit)
- *     ─▶ executeTransactions: pre-block system calls, runTx each, receipts, bloom,
- *        base fee to its recipient
- *     ─▶ finishHeader: state root, transactions / receipts roots, bloom, gas used
+ *     ─▶ executeTransactions: one state checkpoint around the block; pre-block system calls,
+ *        each transaction (plain value transfers without the EVM, transfers.ts; the rest
+ *        through runTx), receipts, bloom, base fee to its recipient; the commit flushes the
+ *        state manager's write caches to the trie once
+ *     ─▶ finishHeader: state root, transactions / receipts roots (trieRoot.ts, one pass), bloom,
+ *        gas used
  *
  * Both sides run this same code, so a block built by one validator verifies bit for bit on the
  * others.

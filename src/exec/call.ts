@@ -9,13 +9,14 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
+import type { Block } from '@ethereumjs/block'
+import { type Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { Database } from '../chain/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
 import { callKey, callResults } from './callCache.js'
-import { callStateFor, dropCallState } from './callState.js'
+import { type CallState, callStateFor, dropCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
 
 export interface CallRequest {
@@ -94,12 +95,14 @@ export function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Co
 /**
  * One execution of `req` with `gas` on the block's state, on the VM and state reused by every
  * call at that root (callState.ts): inside a checkpoint reverted afterwards, so nothing persists.
+ * `returnOnly`: the caller needs the return data and error only (eth_call), not gas used or an
+ * access list — a plain message then skips runTx (see directCall).
  */
 export async function attempt(
   env: Env,
   req: CallRequest,
   gas: bigint,
-  opts: { reportAccessList?: boolean } = {},
+  opts: { reportAccessList?: boolean; returnOnly?: boolean } = {},
 ): Promise<CallOutcome> {
   const { block, store } = env
   const state = await callStateFor(store, env.db, block)
@@ -115,6 +118,10 @@ export async function attempt(
     }
     const noFees = !hasFees(req)
     const env = state.envBlock(block, noFees && block.header.baseFeePerGas !== undefined)
+    if (opts.returnOnly === true && opts.reportAccessList !== true && noFees) {
+      const direct = await directCall(store, state, env, req, from, account, gas)
+      if (direct !== undefined) return direct
+    }
     const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
     try {
       const result = await runTx(vm, {
@@ -144,6 +151,110 @@ export async function attempt(
       throw new ExecutionError(msg.split(' -> ')[0]?.split('\n')[0] ?? msg)
     }
   })
+}
+
+interface IntrinsicParams {
+  txGas: bigint
+  zeroByte: bigint
+  nonZeroByte: bigint
+  /** EIP-7623's calldata floor, when active. */
+  floorPerToken: bigint | undefined
+}
+
+const intrinsicByState = new WeakMap<CallState, IntrinsicParams>()
+
+/** The fork's intrinsic-gas parameters (a transaction's Common carries them; the chain's may not). */
+function intrinsicParams(state: CallState): IntrinsicParams {
+  let p = intrinsicByState.get(state)
+  if (p === undefined) {
+    const c = buildTx({}, 0n, 0n, state.common).common
+    p = {
+      txGas: c.param('txGas'),
+      zeroByte: c.param('txDataZeroGas'),
+      nonZeroByte: c.param('txDataNonZeroGas'),
+      floorPerToken: c.isActivatedEIP(7623) ? c.param('totalCostFloorPerToken') : undefined,
+    }
+    intrinsicByState.set(state, p)
+  }
+  return p
+}
+
+/** EIPs whose transaction rules the direct path does not reproduce: those messages go through runTx. */
+const RUN_TX_ONLY_EIPS = [7864, 7928, 8037]
+
+/**
+ * A fee-less message call (`to` set, no access list) run as geth's ApplyMessage runs it, without
+ * building a transaction and going through runTx's checks, fee and receipt work (two thirds of a
+ * view call's cost): intrinsic gas (EIP-2028 calldata, EIP-7623 floor as the minimum), the
+ * EIP-2929 warm set (precompiles, sender, recipient, EIP-3651 coinbase), the sender's nonce
+ * bumped when it has code (a contract or an EIP-7702 account can observe it; an EOA cannot), and
+ * evm.runCall with gas price 0 — the same return data and error as runTx gives
+ * (src/exec/call.test.ts compares them). undefined: not such a message, take runTx.
+ */
+async function directCall(
+  store: ChainStore,
+  state: CallState,
+  block: Block,
+  req: CallRequest,
+  from: Address,
+  account: Account | undefined,
+  gas: bigint,
+): Promise<CallOutcome | undefined> {
+  const { vm, common, sm } = state
+  if (req.to === undefined || req.accessList !== undefined) return undefined
+  if (RUN_TX_ONLY_EIPS.some((eip) => common.isActivatedEIP(eip))) return undefined
+  const data = req.data ?? new Uint8Array(0)
+  let zeros = 0
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
+  const nonZeros = data.length - zeros
+  const p = intrinsicParams(state)
+  const intrinsic = p.txGas + BigInt(zeros) * p.zeroByte + BigInt(nonZeros) * p.nonZeroByte
+  const floor = p.floorPerToken === undefined ? 0n : p.txGas + p.floorPerToken * BigInt(zeros + nonZeros * 4)
+  // too little gas: runTx words the error
+  if (gas < intrinsic || gas < floor) return undefined
+  const evm = vm.evm
+  const journal = evm.journal
+  journal.cleanJournal()
+  await journal.checkpoint()
+  try {
+    if (common.isActivatedEIP(2929)) {
+      for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address)
+      journal.addAlwaysWarmAddress(from.toString())
+      journal.addAlwaysWarmAddress(Buffer.from(req.to).toString('hex'))
+      if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(Buffer.from(block.header.coinbase.bytes).toString('hex'))
+    }
+    if (account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+      account.nonce += 1n
+      await journal.putAccount(from, account)
+    }
+    const result = await evm.runCall({
+      block,
+      gasPrice: 0n,
+      caller: from,
+      origin: from,
+      gasLimit: gas - intrinsic,
+      to: new Address(req.to),
+      value: req.value ?? 0n,
+      data,
+      skipNonceIncrement: true,
+    })
+    const err = result.execResult.exceptionError
+    return {
+      returnValue: result.execResult.returnValue,
+      gasUsed: intrinsic + result.execResult.executionGasUsed,
+      error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
+      reverted: err?.error === 'revert',
+    }
+  } catch (e) {
+    // thrown out of the EVM (not an EVM error): do not trust this VM again
+    dropCallState(store, state)
+    const msg = e instanceof Error ? e.message : String(e)
+    throw new ExecutionError(msg.split(' -> ')[0]?.split('\n')[0] ?? msg)
+  } finally {
+    await journal.revert().catch(() => undefined)
+    journal.cleanJournal()
+    sm.originalStorageCache.clear()
+  }
 }
 
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -180,7 +291,7 @@ export async function call(env: Env, req: CallRequest, limits: CallLimits): Prom
     if (known.reverted) throw new ExecutionRevertedError(known.data)
     return known.data
   }
-  const outcome = await withTimeout(attempt(env, req, callGas(req, limits, env.block)), limits.timeoutMs)
+  const outcome = await withTimeout(attempt(env, req, callGas(req, limits, env.block), { returnOnly: true }), limits.timeoutMs)
   if (outcome.reverted) {
     if (key !== undefined) callResults.set(key, { reverted: true, data: outcome.returnValue })
     throw new ExecutionRevertedError(outcome.returnValue)

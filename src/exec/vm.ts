@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { ChainStore } from '../chain/store.js'
+import { installJumpCache } from './jumpCache.js'
 
 /** The slice of a blockchain the EVM needs: block hashes for BLOCKHASH. */
 export function blockHashSource(store: ChainStore) {
@@ -24,6 +25,7 @@ export function blockHashSource(store: ChainStore) {
 }
 
 export async function createChainVM(store: ChainStore, common: Common, stateManager: MerkleStateManager): Promise<VM> {
+  await installJumpCache()
   return createVM({
     common,
     stateManager,

@@ -6,7 +6,7 @@
 import { bloomContains } from '../chain/bloom.js'
 import type { LogTuple, StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock } from '../chain/store.js'
-import { formatLog } from '../rpc/format/receipt.js'
+import { formatLog, keptLog } from '../rpc/format/receipt.js'
 
 /** What a log must match: addresses and per-position topics as bytes. */
 export interface LogMatcher {
@@ -103,8 +103,13 @@ export function collectMatches(
     for (const log of r.logs) {
       if (logMatches(log[0], log[1], m)) {
         if (max > 0 && out.length >= max) throw onFull()
-        txHash ??= lb.txHash(txIndex)
-        out.push(formatLog(log, { block: lb.block, txHash, txIndex, logIndex }))
+        // served before: no transaction hash to compute
+        const kept = keptLog(lb.block.hash, logIndex)
+        if (kept !== undefined) out.push(kept)
+        else {
+          txHash ??= lb.txHash(txIndex)
+          out.push(formatLog(log, { block: lb.block, txHash, txIndex, logIndex }))
+        }
       }
       logIndex++
     }

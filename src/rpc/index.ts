@@ -45,6 +45,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     corsOrigins: rpc.corsOrigins,
     maxBodyBytes: rpc.maxBodyBytes,
     maxBatchItems: rpc.maxBatchItems,
+    batchConcurrency: rpc.batchConcurrency,
     namespaces: NAMESPACES,
     enabledApis: rpc.api,
     ctx: backend,

@@ -9,7 +9,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
+import { Caches, CacheType, type MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../chain/db.js'
 import { readCacheFor } from './readCache.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'

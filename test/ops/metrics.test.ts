@@ -92,7 +92,8 @@ describe('Prometheus metrics', () => {
     for (let i = 0; i < 5; i++)
       await post(
         client,
-        call('eth_call', [{ to: '0x0000000000000000000000000000000000000004', data: '0x01' }, 'latest']),
+        // distinct calldata: a repeated call would be answered from the result cache, not a worker
+        call('eth_call', [{ to: '0x0000000000000000000000000000000000000004', data: `0x0${i + 1}` }, 'latest']),
       )
     await post(client, call('no_suchMethod'))
     const logs = await Promise.all(

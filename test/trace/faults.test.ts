@@ -7,8 +7,10 @@
  * The loop is 3 bytes of runtime code (JUMPDEST PUSH0 JUMP). The crash is injected with
  * IBEX_TEST_WORKER_EXIT (workers/execute.ts): a call to that address ends the worker thread.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
+import { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from '../../src/exec/pool/constants.js'
 import { DEV_ACCOUNTS } from '../helpers/dev.js'
 import { cleanupNodes, type IbexNode, rpc, rpcResponse, startNode, waitFor, waitForReceipt } from '../helpers/node.js'
 import { sendTx } from '../helpers/tx.js'
@@ -91,7 +93,8 @@ describe('timeouts', () => {
   })
 
   it('a trace stops at its `timeout` with geth\'s "execution timeout"', async () => {
-    for (const options of [{ timeout: '300ms' }, { timeout: '300ms', tracer: 'callTracer' }, { timeout: '300ms', tracer: 'prestateTracer' }]) {
+    // 100 ms: the struct logger outgrows TRACE_MAX_BYTES in ~250 ms of this loop on the dev box
+    for (const options of [{ timeout: '100ms' }, { timeout: '100ms', tracer: 'callTracer' }, { timeout: '100ms', tracer: 'prestateTracer' }]) {
       const t0 = performance.now()
       const res = await rpcResponse(node.url, 'debug_traceCall', [{ ...spinCall(), gas: '0x5f5e100' }, 'latest', { ...options, enableMemory: false, disableStack: true }])
       const elapsed = performance.now() - t0
@@ -120,8 +123,9 @@ describe('faults and limits', () => {
   })
 
   it('a full call queue refuses at once with -32005', async () => {
-    // one call runs on the only worker, two wait (call_queue = 2): the fourth is refused
-    const running = [0, 1, 2].map(() => rpcResponse(node.url, 'eth_call', [spinCall(), 'latest']))
+    // the only worker holds CALL_PIPELINE_DEPTH calls (one runs, the rest wait in its inbox), two
+    // more wait in the queue (call_queue = 2): the next one is refused
+    const running = Array.from({ length: CALL_PIPELINE_DEPTH + 2 }, () => rpcResponse(node.url, 'eth_call', [spinCall(), 'latest']))
     await new Promise((r) => setTimeout(r, 100))
     const t0 = performance.now()
     const refused = await rpcResponse(node.url, 'eth_call', [spinCall(), 'latest'])
@@ -130,6 +134,17 @@ describe('faults and limits', () => {
     expect(refused.error?.message).toMatch(/^limit exceeded/)
     for (const r of await Promise.all(running)) expect(r.error?.message).toBe('execution aborted (timeout = 1s)')
     await stillServing()
+  })
+
+  it('runs traces on a thread of lower priority than the main thread (Linux niceness)', async () => {
+    const niceOf = (tid: string) => {
+      // the fields after the command's closing parenthesis: nice is the 17th of them
+      const stat = readFileSync(`/proc/${node.pid}/task/${tid}/stat`, 'utf8')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+    }
+    const threads = readdirSync(`/proc/${node.pid}/task`)
+    expect(niceOf(String(node.pid))).toBe(0)
+    expect(threads.filter((t) => niceOf(t) === TRACE_THREAD_NICE).length).toBeGreaterThanOrEqual(1)
   })
 
   it('a trace larger than trace_max_bytes stops with -32005 instead of growing', async () => {

@@ -9,8 +9,8 @@
  *
  *   worker start ─▶ installEvmDeadline() ─▶ task: withEvmDeadline(ms, run) ─▶ opcode loop checks
  *
- * One task runs per worker at a time (Piscina concurrentTasksPerWorker = 1), so one deadline per
- * thread suffices. The host's abort (terminate the worker) stays as the backstop for what this
+ * One task runs per worker at a time (traces: Piscina concurrentTasksPerWorker = 1; calls: the
+ * worker runs the tasks it holds one after another), so one deadline per thread suffices. The host's abort (terminate the worker) stays as the backstop for what this
  * cannot see: a long precompile or a stuck state read.
  */
 

@@ -32,13 +32,16 @@ import { Piscina } from 'piscina'
 import type { GenesisJson } from '../../chain/common.js'
 import type { Database } from '../../chain/db.js'
 import type { ChainStore } from '../../chain/store.js'
+import { callKey, callResults } from '../callCache.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
 import { decodeParts } from '../tracers/sink.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
+import { CALL_PIPELINE_DEPTH } from './constants.js'
 import { TraceLimitError } from './errors.js'
 import { Lane } from './lane.js'
 import { type CallTask, runTask, type TaskFailure, type TaskResult, type TraceParts, type TraceTask } from './tasks.js'
 
+export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
 export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
 export type { CallTask, TraceTask } from './tasks.js'
 
@@ -117,14 +120,14 @@ export class ExecPool {
     const opts = this.#opts
     const workerData: ExecWorkerData = { dbHandle: opts.db.level.handle as unknown as bigint, genesis: opts.genesis, cacheBytes: opts.cacheBytes }
     const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
-    const lane = (name: string, what: string, threads: number, maxQueue: number): Lane => {
+    const lane = (name: string, what: string, threads: number, maxQueue: number, depth: number): Lane => {
       const pool = new Piscina({
         filename: workerFile(name),
         minThreads: threads,
         maxThreads: threads,
         // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
         maxQueue: Number.POSITIVE_INFINITY,
-        concurrentTasksPerWorker: 1,
+        concurrentTasksPerWorker: depth,
         idleTimeout: Number.POSITIVE_INFINITY,
         workerData,
         resourceLimits,
@@ -132,10 +135,10 @@ export class ExecPool {
       // a worker dying between tasks is replaced by Piscina; nothing to answer
       pool.on('error', () => {})
       pool.on('workerCreate', () => this.#track(pool))
-      return new Lane(pool, what, threads, maxQueue, ABORT_GRACE_MS)
+      return new Lane(pool, what, threads * depth, maxQueue, ABORT_GRACE_MS)
     }
-    this.#calls = lane('execute', 'eth_call/eth_estimateGas', opts.workers, opts.callQueue)
-    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue)
+    this.#calls = lane('execute', 'eth_call/eth_estimateGas', opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
+    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1)
   }
 
   /** A pool that runs every task on the calling thread (workers = 0). */
@@ -148,12 +151,32 @@ export class ExecPool {
     return this.#inline === undefined
   }
 
-  /** eth_call / eth_estimateGas: the call's result (bytes or gas), or its ExecutionError. */
+  /**
+   * eth_call / eth_estimateGas: the call's result (bytes or gas), or its ExecutionError. An
+   * eth_call already answered at the same block is answered from this thread's result cache
+   * (callCache.ts), without a hop to a worker.
+   */
   async call(unscheduled: CallJob): Promise<unknown> {
     const { limits } = unscheduled
+    const key = unscheduled.kind === 'call' ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap) : undefined
+    if (key !== undefined) {
+      const known = callResults.get(key)
+      if (known !== undefined) {
+        if (known.reverted) throw new ExecutionRevertedError(known.data)
+        return known.data
+      }
+    }
     const budgetMs = unscheduled.kind === 'estimateGas' ? limits.timeoutMs * ESTIMATE_TIMEOUT_FACTOR : limits.timeoutMs
     const task = { ...unscheduled, limits: { ...limits, timeoutMs: budgetMs }, deadlineAt: Date.now() + budgetMs } as CallTask
-    return this.#run('calls', task)
+    if (key === undefined) return this.#run('calls', task)
+    try {
+      const data = (await this.#run('calls', task)) as Uint8Array
+      callResults.set(key, { reverted: false, data })
+      return data
+    } catch (err) {
+      if (err instanceof ExecutionRevertedError) callResults.set(key, { reverted: true, data: err.data })
+      throw err
+    }
   }
 
   /** A debug_trace* task: the trace's JSON text. `txCount` (the block's) sizes the task's time budget. */

@@ -2,7 +2,7 @@
  * A Lane: one kind of task (calls, or traces) on its own Piscina pool, behind its own bounded
  * first-come-first-served queue.
  *
- *   submit ─ a thread free? ─yes─▶ Piscina (at most `threads` tasks in it) ─▶ answer ─▶ next waiting
+ *   submit ─ a slot free? ─yes─▶ Piscina (at most `threads` tasks in it) ─▶ answer ─▶ next waiting
  *          └─ no ─▶ queue full? ─yes─▶ PoolBusyError (-32005)
  *                   └─ no ─▶ wait here, in arrival order, until a thread frees or the deadline
  *
@@ -10,7 +10,8 @@
  * finds no free worker goes to the tail, or with `stricterFIFO` the newest goes to the head), and
  * it does not count them against `maxQueue`; so nothing waits in Piscina, only here.
  *
- * What always holds: at most `threads` tasks are inside Piscina; at most `maxQueue` wait; a task
+ * `threads` counts slots: worker threads × the tasks each worker holds at once (its pipeline
+ * depth; ExecPool sets it). What always holds: at most `threads` tasks are inside Piscina; at most `maxQueue` wait; a task
  * leaves the queue by starting or by its deadline (then it answers the timeout, never runs); a
  * running task past its deadline + grace is aborted, its worker terminated and replaced.
  */

@@ -74,12 +74,13 @@ async function mine(c: Chain, data: Uint8Array | undefined, to: Uint8Array | und
   return block
 }
 
-function readCall(c: Chain, block: ChainBlock, contract: Uint8Array) {
+/** A read of the contract at `block`; a fresh `from` each time, so no result cache answers it. */
+function readCall(c: Chain, block: ChainBlock, contract: Uint8Array, from: Uint8Array = crypto.getRandomValues(new Uint8Array(20))) {
   return c.pool.call({
     kind: 'call',
     head: c.store.head.header.number,
     blockHash: block.hash,
-    request: { to: contract },
+    request: { to: contract, from },
     limits: { gasCap: 1_000_000n, timeoutMs: 10_000 },
   })
 }
@@ -119,6 +120,21 @@ describe('workers sharing the main thread’s RocksDB handle', () => {
     console.info(`shared handle: ${committed.length} blocks committed while ${reads} eth_calls read them on 2 workers`)
     expect(mismatches).toEqual([])
     expect(reads).toBeGreaterThanOrEqual(READS)
+    await c.pool.close()
+    await c.db.close()
+  })
+
+  it('answers a repeated eth_call at the same block from the main thread: the worker runs it once', async () => {
+    const c = await openChainWithPool(1)
+    const deployed = await mine(c, INITCODE, undefined, 0n)
+    const contract = c.store.getReceipts(deployed.hash)?.[0]?.contractAddress as Uint8Array
+    const stored = await mine(c, setLengthLeft(bigIntToBytes(42n), 32), contract, 1n)
+    const from = new Uint8Array(20).fill(7)
+    for (let i = 0; i < 5; i++) expect(bytesToBigInt((await readCall(c, stored, contract, from)) as Uint8Array)).toBe(42n)
+    expect(c.pool.stats().calls?.completed).toBe(1)
+    // another block is another key: the worker runs it, and answers that block's value
+    expect(bytesToBigInt((await readCall(c, deployed, contract, from)) as Uint8Array)).toBe(0n)
+    expect(c.pool.stats().calls?.completed).toBe(2)
     await c.pool.close()
     await c.db.close()
   })

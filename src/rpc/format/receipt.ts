@@ -25,6 +25,11 @@ export interface LogPosition {
  * A log object, kept per block and position (frozen, cache.ts): a log query over a range served
  * before builds none again, and the dispatcher joins their kept JSON texts.
  */
+/** The kept log object at `logIndex` of the block `blockHash`, when a query formatted it before. */
+export function keptLog(blockHash: Uint8Array, logIndex: number): RpcObject | undefined {
+  return logCache.get(keyOf(blockHash, `l${logIndex}`))
+}
+
 export function formatLog(log: LogTuple, pos: LogPosition): RpcObject {
   const key = keyOf(pos.block.hash, `l${pos.logIndex}`)
   const known = logCache.get(key)

@@ -335,6 +335,32 @@ describe('RpcDispatcher: bodies and batches', () => {
     expect(out.map((r: { result: string }) => r.result)).toEqual(['0x32', '0x1', '0x32'])
   })
 
+  it('keeps at most batchConcurrency items of a batch in progress', async () => {
+    let running = 0
+    let most = 0
+    const ns: Namespace<Ctx> = {
+      name: 'eth',
+      methods: {
+        eth_wait: {
+          params: [Quantity],
+          handler: async (_ctx, [n]) => {
+            running++
+            most = Math.max(most, running)
+            await sleep(1 + (Number(n) % 3))
+            running--
+            return toQuantity(n as bigint)
+          },
+        },
+      },
+    }
+    const d = new RpcDispatcher<Ctx>({ namespaces: [ns], enabledApis: ['eth'], ctx: { calls: [] }, maxBatchItems: 0, batchConcurrency: 3 })
+    const items = Array.from({ length: 40 }, (_, i) => req('eth_wait', [toQuantity(BigInt(i))], i))
+    const out = JSON.parse((await d.handleBody(`[${items.join(',')}]`)) ?? '')
+    expect(most).toBe(3)
+    expect(out.map((r: { id: number }) => r.id)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+    expect(out.map((r: { result: string }) => r.result)).toEqual(Array.from({ length: 40 }, (_, i) => toQuantity(BigInt(i))))
+  })
+
   it('answers batch items independently, leaves notifications out, invalid items get null ids', async () => {
     const { d } = setup()
     const body = `[${req('eth_nothing', [], 1)},{"jsonrpc":"2.0","method":"eth_nothing"},1,[2],null,${req('eth_fail', [], 2)}]`

@@ -2,8 +2,9 @@
  * JSON-RPC 2.0 dispatch, answering exactly as geth's rpc package does.
  *
  *   body ──JSON.parse──▶ single message ─┐
- *        │                batch [..] ────┴─▶ handleMessage (batch items concurrently,
- *        └─ not JSON: -32700 `parse error`              answers kept in request order)
+ *        │                batch [..] ────┴─▶ handleMessage (batch items at most
+ *        │                                   `batchConcurrency` at a time, answers kept in
+ *        └─ not JSON: -32700 `parse error`   request order)
  *
  *   handleMessage: envelope check ─▶ method lookup (Map) ─▶ param decoders ─▶ handler
  *
@@ -20,6 +21,7 @@
  *    becomes -32603 for that one answer.
  */
 import type { RpcNamespace } from '../../config/types.js'
+import { BATCH_CONCURRENCY } from '../../config/defaults.js'
 import {
   ERROR_CODE,
   InvalidParamsError,
@@ -60,6 +62,8 @@ export interface DispatcherOptions<Ctx> {
   ctx: Ctx
   /** Largest batch accepted, items; 0 = no limit. */
   maxBatchItems: number
+  /** Items of one batch in progress at once; absent = BATCH_CONCURRENCY. */
+  batchConcurrency?: number
   /** Told about every error toJsonRpcError cannot classify (answered -32603): a bug to log. */
   onInternalError?: (err: unknown, method: string) => void
   /** Largest answer, bytes (a batch's answers together); calls past it answer -32003 `response too large`, as geth's batch limit. 0 or absent = no limit. */
@@ -196,6 +200,7 @@ export class RpcDispatcher<Ctx> {
   readonly methods: ReadonlyMap<string, MethodDef<Ctx>>
   private readonly ctx: Ctx
   private readonly maxBatchItems: number
+  private readonly batchConcurrency: number
   private readonly onInternalError: ((err: unknown, method: string) => void) | undefined
   private readonly maxResponseBytes: number
   private readonly observe: CallObserver | undefined
@@ -213,6 +218,7 @@ export class RpcDispatcher<Ctx> {
     this.methods = methods
     this.ctx = options.ctx
     this.maxBatchItems = options.maxBatchItems
+    this.batchConcurrency = Math.max(1, options.batchConcurrency ?? BATCH_CONCURRENCY)
     this.onInternalError = options.onInternalError
     this.maxResponseBytes = options.maxResponseBytes ?? 0
     this.observe = options.observe
@@ -243,9 +249,7 @@ export class RpcDispatcher<Ctx> {
     if (this.maxBatchItems > 0 && n > this.maxBatchItems) {
       return `[${this.serialize(new JsonRpcResponse(this.firstCallId(parsed), BATCH_TOO_LARGE, undefined))}]`
     }
-    const pending = new Array<Promise<JsonRpcResponse | undefined>>(n)
-    for (let i = 0; i < n; i++) pending[i] = this.handleMessage(parsed[i], session)
-    const answers = await Promise.all(pending)
+    const answers = await this.handleItems(parsed, session)
     let body = ''
     let over = false
     for (let i = 0; i < n; i++) {
@@ -261,6 +265,23 @@ export class RpcDispatcher<Ctx> {
       }
     }
     return body === '' ? undefined : `${body}]`
+  }
+
+  /** A batch's answers in request order, at most `batchConcurrency` items in progress at once. */
+  private async handleItems(items: unknown[], session: RpcSession | undefined): Promise<(JsonRpcResponse | undefined)[]> {
+    const n = items.length
+    const answers = new Array<JsonRpcResponse | undefined>(n)
+    let next = 0
+    const lane = async (): Promise<void> => {
+      while (next < n) {
+        const i = next++
+        answers[i] = await this.handleMessage(items[i], session)
+      }
+    }
+    const lanes: Promise<void>[] = []
+    for (let k = 0; k < Math.min(n, this.batchConcurrency); k++) lanes.push(lane())
+    await Promise.all(lanes)
+    return answers
   }
 
   /** Answers one message (a batch item or a single request); undefined when it gets no answer. Never rejects. */

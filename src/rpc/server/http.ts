@@ -56,6 +56,8 @@ export interface RpcHttpServerOptions<Ctx> {
   maxBodyBytes: number
   /** Largest batch, items; 0 = no limit. */
   maxBatchItems: number
+  /** Items of one batch in progress at once (default BATCH_CONCURRENCY). */
+  batchConcurrency?: number
   namespaces: readonly Namespace<Ctx>[]
   enabledApis: readonly RpcNamespace[]
   ctx: Ctx
@@ -222,6 +224,7 @@ export class RpcHttpServer<Ctx> {
       enabledApis: options.enabledApis,
       ctx: options.ctx,
       maxBatchItems: options.maxBatchItems,
+      batchConcurrency: options.batchConcurrency,
       onInternalError: options.onInternalError,
       maxResponseBytes: options.maxResponseBytes,
       observe: options.metrics?.call,
