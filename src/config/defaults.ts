@@ -114,6 +114,11 @@ export const EXEC_TRACE_MAX_BYTES = 256 * 1024 * 1024
 export const EXEC_WORKER_HEAP_MB = 1024
 /** EXEC_CACHE_MB (64 MiB): the hot part of the state trie per worker; nodes are immutable so it is never invalidated. */
 export const EXEC_CACHE_MB = 64
+/**
+ * EXEC_RECOVER_WORKERS (1): a thread recovering the senders of eth_sendRawTransaction (ecrecover,
+ * the largest cost of admission) so the main thread does not; 0 = on the main thread.
+ */
+export const EXEC_RECOVER_WORKERS = 1
 
 /** DEV_BLOCK_TIME_MS = 0: the dev chain seals as soon as transactions arrive (instant receipts for tests). */
 export const DEV_BLOCK_TIME_MS = 0
@@ -226,6 +231,7 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       traceMaxBytes: EXEC_TRACE_MAX_BYTES,
       workerHeapMb: EXEC_WORKER_HEAP_MB,
       cacheMb: EXEC_CACHE_MB,
+      recoverWorkers: EXEC_RECOVER_WORKERS,
     },
     metrics: { enabled: false, host: METRICS_DEFAULT_HOST, port: METRICS_DEFAULT_PORT },
     faucet: {

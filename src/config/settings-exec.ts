@@ -6,6 +6,7 @@
 import {
   EXEC_CACHE_MB,
   EXEC_CALL_QUEUE,
+  EXEC_RECOVER_WORKERS,
   EXEC_TRACE_MAX_BYTES,
   EXEC_TRACE_QUEUE,
   EXEC_TRACE_WORKERS,
@@ -97,6 +98,17 @@ export const EXEC_SETTINGS: readonly SettingDef[] = [
     parse: int(0, 1_048_576),
     apply: (c: IbexConfig, v) => {
       c.exec.cacheMb = v as number
+    },
+  },
+  {
+    flag: 'exec.recover-workers',
+    toml: ['exec', 'recover_workers'],
+    metavar: 'N',
+    defaultText: String(EXEC_RECOVER_WORKERS),
+    help: 'worker threads recovering the senders of submitted transactions (ecrecover); 0 = on the main thread',
+    parse: int(0, MAX_EXEC_WORKERS),
+    apply: (c: IbexConfig, v) => {
+      c.exec.recoverWorkers = v as number
     },
   },
 ]

@@ -203,6 +203,8 @@ export interface ExecConfig {
   workerHeapMb: number
   /** Per-worker trie-node cache, MiB. */
   cacheMb: number
+  /** Worker threads recovering the senders of submitted transactions; 0 = on the main thread. */
+  recoverWorkers: number
 }
 
 /** Multi-validator IBFT settings. */

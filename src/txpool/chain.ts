@@ -11,6 +11,7 @@ import type { IbexConfig } from '../config/types.js'
 import type { Logger } from '../log.js'
 import { stateAt } from '../state/index.js'
 import { TxJournal } from './journal.js'
+import { SenderRecovery } from './recovery.js'
 import { type PoolChain, TransactionPool } from './pool.js'
 
 export function createPoolChain(store: ChainStore, db: Database, common: Common, priceLimit: bigint): PoolChain {
@@ -56,5 +57,6 @@ export function openTxPool(
     },
     journal: t.journal === '' ? undefined : new TxJournal(journalPath),
     log: deps.log,
+    recovery: config.exec.recoverWorkers > 0 ? new SenderRecovery(config.exec.recoverWorkers) : undefined,
   })
 }

@@ -4,13 +4,15 @@
  * the state diagram). Every change runs through one serial queue, so an admission that awaits a
  * state read never interleaves with a block reset.
  */
+import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Logger } from '../log.js'
 import { SenderTxs } from './account.js'
 import { txErrors } from './errors.js'
 import type { NewTxListener, PoolContent, PoolStats, PoolTx, TxPool } from './index.js'
 import type { TxJournal } from './journal.js'
 import { orderByTip } from './order.js'
-import { type AdmissionContext, validateTransaction } from './validate.js'
+import type { SenderRecovery } from './recovery.js'
+import { type AdmissionContext, decodeRawTransaction, TX_MAX_SIZE_BYTES, validateTransaction } from './validate.js'
 
 /** How often queued transactions are checked against `lifetime` (geth's evictionInterval). */
 export const TXPOOL_EVICTION_INTERVAL_MS = 60_000
@@ -50,6 +52,8 @@ export interface TransactionPoolOptions {
   journal?: TxJournal
   log?: Logger
   now?: () => number
+  /** Sender recovery on worker threads (recovery.ts); absent = on the main thread. */
+  recovery?: SenderRecovery
 }
 
 /** True when `a` pays less than `b` at `baseFee`: by effective tip, then by fee cap. */
@@ -76,6 +80,7 @@ export class TransactionPool implements TxPool {
   readonly #journal: TxJournal | undefined
   readonly #log: Logger | undefined
   readonly #now: () => number
+  readonly #recovery: SenderRecovery | undefined
   readonly #byHash = new Map<string, PoolTx>()
   readonly #accounts = new Map<string, SenderTxs>()
   readonly #listeners: NewTxListener[] = []
@@ -90,6 +95,7 @@ export class TransactionPool implements TxPool {
     this.#limits = opts.limits
     this.#journal = opts.journal
     this.#log = opts.log
+    this.#recovery = opts.recovery
     this.#now = opts.now ?? Date.now
   }
 
@@ -114,7 +120,17 @@ export class TransactionPool implements TxPool {
   }
 
   submit(raw: Uint8Array): Promise<PoolTx> {
-    return this.#serial(() => this.#submit(raw))
+    const recovery = this.#recovery
+    if (recovery === undefined) return this.#serial(() => this.#submit(raw, undefined))
+    // decoded and its sender recovered on a worker before the turn (recovery.ts); a body that
+    // does not decode is left to the validation, which words the error
+    let tx: TypedTransaction | undefined
+    try {
+      if (raw.length <= TX_MAX_SIZE_BYTES) tx = decodeRawTransaction(raw, this.#chain.admission().common)
+    } catch {
+      tx = undefined
+    }
+    return recovery.prime(tx).then(() => this.#serial(() => this.#submit(raw, tx)))
   }
 
   onBlock(dropped: readonly PoolTx[]): Promise<void> {
@@ -152,6 +168,7 @@ export class TransactionPool implements TxPool {
   async stop(): Promise<void> {
     for (const t of this.#timers) clearInterval(t)
     this.#timers.length = 0
+    await this.#recovery?.close()
     if (!this.#started) return
     this.#started = false
     await this.#serial(async () => {
@@ -200,7 +217,7 @@ export class TransactionPool implements TxPool {
     return run
   }
 
-  async #submit(raw: Uint8Array): Promise<PoolTx> {
+  async #submit(raw: Uint8Array, decoded: TypedTransaction | undefined): Promise<PoolTx> {
     const params = this.#chain.admission()
     let state: AccountState | undefined
     const ptx = await validateTransaction(raw, {
@@ -211,7 +228,7 @@ export class TransactionPool implements TxPool {
         state = acct !== undefined ? { nonce: acct.stateNonce, balance: acct.balance } : await this.#readOne(sender)
         return state
       },
-    })
+    }, decoded)
     this.#admit(ptx, state as AccountState, params.nextBaseFee)
     return ptx
   }

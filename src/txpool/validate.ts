@@ -88,9 +88,10 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint
   return baseFee + effectiveTip(tx, baseFee)
 }
 
-export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<PoolTx> {
+/** `decoded`: `raw` already decoded with `ctx.common` (its sender possibly recovered, recovery.ts). */
+export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext, decoded?: TypedTransaction): Promise<PoolTx> {
   if (raw.length > TX_MAX_SIZE_BYTES) throw txErrors.oversized(raw.length, TX_MAX_SIZE_BYTES)
-  const tx = decodeRawTransaction(raw, ctx.common)
+  const tx = decoded ?? decodeRawTransaction(raw, ctx.common)
   if (tx.type === 3) throw txErrors.typeNotSupported()
   const hash = tx.hash()
   const hashHex = bytesToHex(hash)
