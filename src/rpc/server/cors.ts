@@ -14,6 +14,9 @@ const ALLOWED_METHODS = new Set(['GET', 'POST', 'OPTIONS'])
 
 const PREFLIGHT_VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers'
 
+/** What every answer of a CORS-enabled server carries: caches keep answers per Origin. */
+const VARY_ORIGIN: readonly string[] = ['Vary', 'Origin']
+
 export class CorsPolicy {
   private readonly allowAll: boolean
   private readonly exact: Set<string>
@@ -74,11 +77,16 @@ export class CorsPolicy {
 
   /** Sets the headers of an actual (non-preflight) request's answer. */
   applyActual(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader('Vary', 'Origin')
+    const h = this.actualHeaders(req)
+    for (let i = 0; i < h.length; i += 2) res.setHeader(h[i] as string, h[i + 1] as string)
+  }
+
+  /** The headers of an actual request's answer as name, value pairs (for writeHead). */
+  actualHeaders(req: IncomingMessage): readonly string[] {
     const origin = req.headers.origin
-    if (origin === undefined || origin === '' || !this.isOriginAllowed(origin)) return
-    if (!ALLOWED_METHODS.has(req.method ?? '')) return
-    res.setHeader('Access-Control-Allow-Origin', this.allowAll ? '*' : origin)
+    if (origin === undefined || origin === '' || !this.isOriginAllowed(origin)) return VARY_ORIGIN
+    if (!ALLOWED_METHODS.has(req.method ?? '')) return VARY_ORIGIN
+    return ['Vary', 'Origin', 'Access-Control-Allow-Origin', this.allowAll ? '*' : origin]
   }
 }
 

@@ -168,6 +168,10 @@ class Envelope {
   }
 }
 
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function'
+}
+
 function envelopeOf(msg: unknown): Envelope | undefined {
   return typeof msg === 'object' && msg !== null && !Array.isArray(msg)
     ? Envelope.read(msg as Record<string, unknown>)
@@ -226,6 +230,15 @@ export class RpcDispatcher<Ctx> {
 
   /** Answers one HTTP body or WebSocket message: the JSON text to send, or undefined for none. Never rejects. */
   async handleBody(text: string, session?: RpcSession): Promise<string | undefined> {
+    return this.answerBody(text, session)
+  }
+
+  /**
+   * handleBody, answering at once (no promise) when it can: a single call whose handler returns
+   * a value, not a promise — most reads. The HTTP transport writes such an answer in the same
+   * tick. Never rejects.
+   */
+  answerBody(text: string, session?: RpcSession): string | undefined | Promise<string | undefined> {
     if (BLANK_RE.test(text)) return undefined
     let parsed: unknown
     try {
@@ -233,17 +246,30 @@ export class RpcDispatcher<Ctx> {
     } catch {
       return PARSE_ERROR_BODY
     }
-    return this.handleParsed(parsed, session)
+    return this.answerParsed(parsed, session)
   }
 
   /** handleBody after JSON.parse (the HTTP transport parses first when it rate-limits). Never rejects. */
   async handleParsed(parsed: unknown, session?: RpcSession): Promise<string | undefined> {
+    return this.answerParsed(parsed, session)
+  }
+
+  /** handleParsed, at once when it can (see answerBody). Never rejects. */
+  answerParsed(parsed: unknown, session?: RpcSession): string | undefined | Promise<string | undefined> {
     if (!Array.isArray(parsed)) {
-      const answer = await this.handleMessage(parsed, session)
-      if (answer === undefined) return undefined
-      const text = this.serialize(answer)
-      return this.fits(text, 0) ? text : this.serialize(new JsonRpcResponse(answer.id, RESPONSE_TOO_LARGE, undefined))
+      const answer = this.answerMessage(parsed, session)
+      return answer instanceof Promise ? answer.then((a) => this.singleText(a)) : this.singleText(answer)
     }
+    return this.batchText(parsed, session)
+  }
+
+  private singleText(answer: JsonRpcResponse | undefined): string | undefined {
+    if (answer === undefined) return undefined
+    const text = this.serialize(answer)
+    return this.fits(text, 0) ? text : this.serialize(new JsonRpcResponse(answer.id, RESPONSE_TOO_LARGE, undefined))
+  }
+
+  private async batchText(parsed: unknown[], session: RpcSession | undefined): Promise<string | undefined> {
     const n = parsed.length
     if (n === 0) return EMPTY_BATCH_BODY
     if (this.maxBatchItems > 0 && n > this.maxBatchItems) {
@@ -286,6 +312,11 @@ export class RpcDispatcher<Ctx> {
 
   /** Answers one message (a batch item or a single request); undefined when it gets no answer. Never rejects. */
   async handleMessage(msg: unknown, session?: RpcSession): Promise<JsonRpcResponse | undefined> {
+    return this.answerMessage(msg, session)
+  }
+
+  /** handleMessage, without a promise when the handler returns a value. Never rejects. */
+  private answerMessage(msg: unknown, session?: RpcSession): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const env = envelopeOf(msg)
     if (env === undefined) return new JsonRpcResponse(null, INVALID_REQUEST, undefined)
     if (env.isResponse) return undefined
@@ -294,18 +325,33 @@ export class RpcDispatcher<Ctx> {
       return new JsonRpcResponse(env.validId ? (env.id as JsonRpcId) : null, INVALID_REQUEST, undefined)
     }
     const method = env.methodName
-    let result: unknown
-    let error: JsonRpcErrorObject | undefined
     const startedMs = this.observe === undefined ? 0 : performance.now()
+    let result: unknown
     try {
-      result = await this.call(method, env.params, session)
+      result = this.call(method, env.params, session)
     } catch (err) {
-      error = toJsonRpcError(err)
-      // Only what toJsonRpcError could not classify is a bug worth reporting.
-      if (error.code === ERROR_CODE.internal && !(err instanceof RpcError)) this.report(err, method)
+      return this.answerFailure(env, method, err, startedMs)
     }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value) => this.answerSuccess(env, method, value, startedMs),
+        (err: unknown) => this.answerFailure(env, method, err, startedMs),
+      )
+    }
+    return this.answerSuccess(env, method, result, startedMs)
+  }
+
+  private answerSuccess(env: Envelope, method: string, result: unknown, startedMs: number): JsonRpcResponse | undefined {
+    if (this.observe !== undefined) this.observeCall(method, undefined, startedMs)
+    return env.isCall ? new JsonRpcResponse(env.id as JsonRpcId, undefined, result) : undefined
+  }
+
+  private answerFailure(env: Envelope, method: string, err: unknown, startedMs: number): JsonRpcResponse | undefined {
+    const error = toJsonRpcError(err)
+    // Only what toJsonRpcError could not classify is a bug worth reporting.
+    if (error.code === ERROR_CODE.internal && !(err instanceof RpcError)) this.report(err, method)
     if (this.observe !== undefined) this.observeCall(method, error, startedMs)
-    return isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, result) : undefined
+    return env.isCall ? new JsonRpcResponse(env.id as JsonRpcId, error, undefined) : undefined
   }
 
   private call(method: string, params: unknown, session: RpcSession | undefined): unknown {

@@ -111,13 +111,16 @@ class BodyReader {
   readonly res: ServerResponse
   /** The client IP the rate limiter charges ('' when it is off). */
   readonly client: string
+  /** Headers of the answer besides Content-Type (CORS), name, value pairs. */
+  readonly headers: readonly string[]
   chunks: Buffer[]
   received: number
   done: boolean
-  constructor(server: RpcHttpServer<unknown>, res: ServerResponse, client: string) {
+  constructor(server: RpcHttpServer<unknown>, res: ServerResponse, client: string, headers: readonly string[]) {
     this.server = server
     this.res = res
     this.client = client
+    this.headers = headers
     this.chunks = []
     this.received = 0
     this.done = false
@@ -135,6 +138,7 @@ function onBodyData(this: ReadingRequest, chunk: Buffer): void {
   if (reader.received > max) {
     reader.done = true
     reader.chunks = []
+    setPairs(reader.res, reader.headers)
     reader.res.setHeader('Connection', 'close')
     sendText(reader.res, 413, `content length too large (${reader.received}>${max})`)
     return
@@ -149,7 +153,7 @@ function onBodyEnd(this: ReadingRequest): void {
   const chunks = reader.chunks
   reader.chunks = []
   const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, reader.received)).toString('utf8')
-  void reader.server.answer(reader.res, text, reader.client)
+  void reader.server.answer(reader.res, text, reader.client, reader.headers)
 }
 
 const kServer = Symbol('ibex.rpc.server')
@@ -179,6 +183,29 @@ function sendJson(res: ServerResponse, status: number, body: string | undefined)
   if (res.headersSent || res.destroyed) return
   res.statusCode = status
   res.setHeader('Content-Type', 'application/json')
+  res.end(body)
+}
+
+const NO_HEADERS: readonly string[] = []
+const JSON_HEADERS: readonly string[] = ['Content-Type', 'application/json']
+
+/** Sets name, value pairs with setHeader (answers other than sendAnswer's). */
+function setPairs(res: ServerResponse, pairs: readonly string[]): void {
+  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i] as string, pairs[i + 1] as string)
+}
+const VARY_JSON_HEADERS: readonly string[] = ['Vary', 'Origin', 'Content-Type', 'application/json']
+
+/**
+ * sendJson for a POST's answer, its other headers (`headers`, CORS) given as pairs: one
+ * writeHead with every header, the cheapest way node:http writes them (no per-header setHeader
+ * bookkeeping), on the path every JSON-RPC answer takes.
+ */
+function sendAnswer(res: ServerResponse, status: number, body: string | undefined, headers: readonly string[]): void {
+  if (res.headersSent || res.destroyed) return
+  const all =
+    headers.length === 0 ? JSON_HEADERS : headers.length === 2 && headers[0] === 'Vary' && headers[1] === 'Origin' ? VARY_JSON_HEADERS : [...headers, ...JSON_HEADERS]
+  // as node:http's own end(body) would: a Content-Length, not chunked
+  res.writeHead(status, [...all, 'Content-Length', String(body === undefined ? 0 : Buffer.byteLength(body))])
   res.end(body)
 }
 
@@ -311,6 +338,7 @@ export class RpcHttpServer<Ctx> {
     }
     if (this.draining) res.setHeader('Connection', 'close')
     const cors = this.cors
+    let corsHeaders: readonly string[] = NO_HEADERS
     if (cors !== undefined) {
       if (cors.isPreflight(req)) {
         cors.applyPreflight(req, res)
@@ -318,11 +346,13 @@ export class RpcHttpServer<Ctx> {
         res.end()
         return
       }
-      cors.applyActual(req, res)
+      // a POST's answer takes them in its one writeHead (sendAnswer)
+      if (req.method === 'POST') corsHeaders = cors.actualHeaders(req)
+      else cors.applyActual(req, res)
     }
     switch (req.method) {
       case 'POST':
-        this.onPost(req, res)
+        this.onPost(req, res, corsHeaders)
         return
       case 'GET':
       case 'HEAD':
@@ -337,15 +367,17 @@ export class RpcHttpServer<Ctx> {
     }
   }
 
-  private onPost(req: IncomingMessage, res: ServerResponse): void {
+  private onPost(req: IncomingMessage, res: ServerResponse, corsHeaders: readonly string[]): void {
     const declared = req.headers['content-length']
     if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
+      setPairs(res, corsHeaders)
       res.setHeader('Connection', 'close')
       sendText(res, 413, `content length too large (${declared}>${this.maxBodyBytes})`)
       req.resume()
       return
     }
     if (!ACCEPTED_CONTENT_TYPES.has(mediaType(req.headers['content-type']))) {
+      setPairs(res, corsHeaders)
       sendText(res, 415, 'invalid content type, only application/json is supported')
       req.resume()
       return
@@ -354,20 +386,23 @@ export class RpcHttpServer<Ctx> {
     this.metrics?.requestStarted()
     const tracked = res as TrackedResponse
     tracked[kServer] = this as RpcHttpServer<unknown>
-    tracked.once('close', onPostClosed)
+    // the response is used once: a plain listener, no once() wrapper
+    tracked.on('close', onPostClosed)
     const client = this.limiter === undefined ? '' : clientAddress(req, this.proxies)
     const reading = req as ReadingRequest
-    reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res, client)
+    reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res, client, corsHeaders)
     reading.on('data', onBodyData)
     reading.on('end', onBodyEnd)
     reading.on('error', onBodyError)
   }
 
   /** @internal Runs the dispatcher on a complete body and writes its answer. Never rejects. */
-  async answer(res: ServerResponse, body: string, client: string): Promise<void> {
+  async answer(res: ServerResponse, body: string, client: string, headers: readonly string[] = []): Promise<void> {
     try {
       if (this.limiter === undefined && this.metrics === undefined) {
-        sendJson(res, 200, await this.dispatcher.handleBody(body))
+        // a read answered at once is written in this tick (dispatch.ts answerBody)
+        const out = this.dispatcher.answerBody(body)
+        sendAnswer(res, 200, typeof out === 'object' ? await out : out, headers)
         return
       }
       let parsed: unknown
@@ -382,11 +417,11 @@ export class RpcHttpServer<Ctx> {
       const refusal = this.limiter?.admit(client, counts, Date.now())
       if (refusal !== undefined) {
         this.metrics?.limited(parsed, refusal)
-        res.setHeader('Retry-After', String(refusal.retryAfterSeconds))
-        sendJson(res, 429, limitExceededBody(parsed, refusal))
+        sendAnswer(res, 429, limitExceededBody(parsed, refusal), [...headers, 'Retry-After', String(refusal.retryAfterSeconds)])
         return
       }
-      sendJson(res, 200, await (parsed === undefined ? this.dispatcher.handleBody(body) : this.dispatcher.handleParsed(parsed)))
+      const out = parsed === undefined ? this.dispatcher.answerBody(body) : this.dispatcher.answerParsed(parsed)
+      sendAnswer(res, 200, typeof out === 'object' ? await out : out, headers)
     } catch {
       if (!res.headersSent) sendText(res, 500, 'internal server error')
     }
