@@ -118,6 +118,7 @@ describe('restart after SIGTERM', () => {
     const b = await rpc(second.url, 'eth_getBlockByNumber', [r.blockNumber, false])
     expect(b.parentHash).toBe(head.hash)
     const st = await second.stop('SIGTERM', CLEAN_STOP_MS)
-    expect(st).toMatchObject({ code: 0, timedOut: false })
+    // on failure, the node's last words say why (a native abort prints to stderr)
+    expect(st, `stderr tail:\n${second.stderr().slice(-3000)}`).toMatchObject({ code: 0, timedOut: false })
   })
 })
