@@ -1,7 +1,7 @@
 /**
- * What one view eth_call costs in process, without RPC or worker hop: BenchToken.balanceOf of
- * addresses that never repeat (no result cache helps) and of one holder (the result cache
- * answers), on a dev chain holding the token. Prints calls/s and the median per call; for a
+ * What one view eth_call costs in process, without RPC or worker hop (ExecPool with 0 workers):
+ * BenchToken.balanceOf of addresses that never repeat (no result cache helps) and of one holder
+ * (the result cache answers), on a dev chain holding the token. Prints calls/s and the median per call; for a
  * profile of the EVM path run it under `node --cpu-prof`.
  *
  *   npm run build && node dist/bench/call-cost.js [calls=20000]
@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
-import { call } from '../src/exec/call.js'
+import { ExecPool } from '../src/exec/pool/index.js'
 import { openTestChain } from '../src/exec/testing.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 import { compileBench } from './seed/plan.js'
@@ -32,19 +32,22 @@ async function main(): Promise<void> {
     ).sign(hexToBytes(alice?.privateKey as `0x${string}`))
     const { block } = await chain.builder.build([await validateTransaction(deploy.serialize(), chain.admission())], chain.store.head.header.timestamp + 1n)
     const token = chain.store.getReceipts(block.hash)?.[0]?.contractAddress as Uint8Array
-    const env = { db: chain.db, store: chain.store, common: chain.common, block: chain.store.head }
+    const pool = ExecPool.inProcess(chain.db, chain.store, chain.common)
     const limits = { gasCap: 50_000_000n, timeoutMs: 5000 }
+    const head = chain.store.head
+    const call = async (request: { to: Uint8Array; data: Uint8Array }) =>
+      (await pool.call({ kind: 'call', head: head.header.number, blockHash: head.hash, request, limits })) as Uint8Array
     const holder = (alice?.address as string).slice(2).toLowerCase()
     const data = (who: string) => hexToBytes(`0x${BALANCE_OF}${who.padStart(64, '0')}`)
-    const first = await call(env, { to: token, data: data(holder) }, limits)
+    const first = await call({ to: token, data: data(holder) })
     if (BigInt(`0x${Buffer.from(first).toString('hex')}`) !== 10n ** 24n) throw new Error('balanceOf(deployer) is not the supply')
     const measure = async (label: string, next: (i: number) => Uint8Array) => {
-      for (let i = 0; i < 500; i++) await call(env, { to: token, data: next(i + 10_000_000) }, limits)
+      for (let i = 0; i < 500; i++) await call({ to: token, data: next(i + 10_000_000) })
       const times: number[] = []
       const t0 = performance.now()
       for (let i = 0; i < CALLS; i++) {
         const t = performance.now()
-        await call(env, { to: token, data: next(i) }, limits)
+        await call({ to: token, data: next(i) })
         times.push(performance.now() - t)
       }
       const s = (performance.now() - t0) / 1000

@@ -15,7 +15,6 @@ import { runTx } from '@ethereumjs/vm'
 import type { Database } from '../chain/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
-import { callKey, callResults } from './callCache.js'
 import { type CallState, callStateFor, dropCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
 
@@ -281,23 +280,13 @@ export function callGas(req: CallRequest, limits: CallLimits, block: ChainBlock)
 }
 
 /**
- * eth_call: return data, or ExecutionRevertedError / ExecutionError. A call already answered at
- * this block is answered again from callCache.ts.
+ * eth_call: return data, or ExecutionRevertedError / ExecutionError. Repeats are answered before
+ * this runs, from the result cache of the thread that schedules calls (ExecPool.call, callCache.ts).
  */
 export async function call(env: Env, req: CallRequest, limits: CallLimits): Promise<Uint8Array> {
-  const key = callKey(env.block.hash, req, limits.gasCap)
-  const known = key === undefined ? undefined : callResults.get(key)
-  if (known !== undefined) {
-    if (known.reverted) throw new ExecutionRevertedError(known.data)
-    return known.data
-  }
   const outcome = await withTimeout(attempt(env, req, callGas(req, limits, env.block), { returnOnly: true }), limits.timeoutMs)
-  if (outcome.reverted) {
-    if (key !== undefined) callResults.set(key, { reverted: true, data: outcome.returnValue })
-    throw new ExecutionRevertedError(outcome.returnValue)
-  }
+  if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
   if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
-  if (key !== undefined) callResults.set(key, { reverted: false, data: outcome.returnValue })
   return outcome.returnValue
 }
 

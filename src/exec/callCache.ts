@@ -4,10 +4,11 @@
  * traffic (balanceOf, getReserves… of the same contracts, block after block) — is answered from
  * memory. Keyed by block hash, the RPC gas cap and every field of the message; only completed
  * executions are kept (a timeout is not a result), and messages with large calldata are not kept.
+ * Used by ExecPool.call on the node's main thread, before a call is scheduled; workers keep none.
  */
 import type { CallRequest } from './call.js'
 
-/** Results kept (per thread). */
+/** Results kept. */
 export const CALL_CACHE_ENTRIES = 50_000
 /** Return data kept, bytes. */
 export const CALL_CACHE_BYTES = 32 * 1024 * 1024
