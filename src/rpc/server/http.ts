@@ -187,25 +187,22 @@ function sendJson(res: ServerResponse, status: number, body: string | undefined)
 }
 
 const NO_HEADERS: readonly string[] = []
-const JSON_HEADERS: readonly string[] = ['Content-Type', 'application/json']
 
 /** Sets name, value pairs with setHeader (answers other than sendAnswer's). */
 function setPairs(res: ServerResponse, pairs: readonly string[]): void {
   for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i] as string, pairs[i + 1] as string)
 }
-const VARY_JSON_HEADERS: readonly string[] = ['Vary', 'Origin', 'Content-Type', 'application/json']
 
 /**
  * sendJson for a POST's answer, its other headers (`headers`, CORS) given as pairs: one
  * writeHead with every header, the cheapest way node:http writes them (no per-header setHeader
- * bookkeeping), on the path every JSON-RPC answer takes.
+ * bookkeeping), on the path every JSON-RPC answer takes. Content-Length as node:http's own
+ * end(body) would set it (not chunked).
  */
 function sendAnswer(res: ServerResponse, status: number, body: string | undefined, headers: readonly string[]): void {
   if (res.headersSent || res.destroyed) return
-  const all =
-    headers.length === 0 ? JSON_HEADERS : headers.length === 2 && headers[0] === 'Vary' && headers[1] === 'Origin' ? VARY_JSON_HEADERS : [...headers, ...JSON_HEADERS]
-  // as node:http's own end(body) would: a Content-Length, not chunked
-  res.writeHead(status, [...all, 'Content-Length', String(body === undefined ? 0 : Buffer.byteLength(body))])
+  const length = String(body === undefined ? 0 : Buffer.byteLength(body))
+  res.writeHead(status, [...headers, 'Content-Type', 'application/json', 'Content-Length', length])
   res.end(body)
 }
 
