@@ -14,6 +14,8 @@ import { createPoolChain } from '../txpool/chain.js'
 import { TransactionPool } from '../txpool/pool.js'
 import { ChainEvents } from './events.js'
 import { FilterSystem, newRpcId } from './filters.js'
+import { ChainStore } from '../chain/store.js'
+import { blockLogsAt } from './keptLogs.js'
 import { candidateBlocks, queryLogs } from './query.js'
 import { Subscriptions } from './subscriptions.js'
 import { compileMatcher } from './match.js'
@@ -160,6 +162,57 @@ describe('log queries', () => {
     expect(await err({ fromBlock: num(0n) }, { maxBlockRange: 0, maxResults: 2 })).toBe(
       '-32602 query exceeds max results 2, retry with the range 0-1',
     )
+  })
+
+  it('serves a range again from kept logs: the same answers as a fresh store, formatting only what a query returned', async () => {
+    const { store, db, common, mine } = await setup()
+    await mine([1, 10], [2, 20])
+    await mine()
+    const b3 = await mine([1, 11], [3, 10])
+    const none = { maxBlockRange: 0, maxResults: 0 }
+    const fresh = (c: Partial<FilterCriteria>, limits = none) =>
+      queryLogs(new ChainStore(db, common), criteria(c), limits)
+    const one = await queryLogs(store, criteria({ fromBlock: num(0n), topics: [null, [topic(11)]] }), none)
+    expect(one.map((l) => [l.blockNumber, l.logIndex, l.topics])).toEqual([['0x3', '0x0', [T(1), T(11)]]])
+    // block 3's other log was not formatted by that query
+    const kept3 = blockLogsAt(store, 3n)
+    expect(Buffer.from(kept3?.hash ?? []).equals(Buffer.from(b3.hash))).toBe(true)
+    expect(kept3?.objects[0]).toBe(one[0])
+    expect(kept3?.objects[1]).toBeUndefined()
+    const all = await queryLogs(store, criteria({ fromBlock: num(0n) }), none)
+    expect(all).toEqual(await fresh({ fromBlock: num(0n) }))
+    expect(all.map((l) => [l.blockNumber, l.logIndex, l.transactionIndex])).toEqual([
+      ['0x1', '0x0', '0x0'],
+      ['0x1', '0x1', '0x1'],
+      ['0x3', '0x0', '0x0'],
+      ['0x3', '0x1', '0x1'],
+    ])
+    expect(all[2]).toBe(one[0])
+    const again = await queryLogs(store, criteria({ fromBlock: num(0n) }), none)
+    for (const [i, l] of again.entries()) expect(l).toBe(all[i])
+    for (const c of [
+      { topics: [[topic(1)]] },
+      { topics: [null, [topic(10)]] },
+      { addresses: [all[1]?.address as string] },
+    ]) {
+      expect(await queryLogs(store, criteria({ fromBlock: num(0n), ...c }), none)).toEqual(
+        await fresh({ fromBlock: num(0n), ...c }),
+      )
+    }
+    // the result limit counts kept logs as before
+    const limited = (s: ChainStore) =>
+      queryLogs(s, criteria({ fromBlock: num(0n) }), { maxBlockRange: 0, maxResults: 3 }).then(
+        () => 'no error',
+        (e: Error) => e.message,
+      )
+    expect(await limited(store)).toBe('query exceeds max results 3, retry with the range 0-2')
+    expect(await limited(new ChainStore(db, common))).toBe('query exceeds max results 3, retry with the range 0-2')
+    // a new block joins the range
+    await mine([5, 50])
+    const more = await queryLogs(store, criteria({ fromBlock: num(0n) }), none)
+    expect(more.slice(0, 4)).toEqual(all)
+    expect(more.map((l) => l.blockNumber)).toEqual(['0x1', '0x1', '0x3', '0x3', '0x4'])
+    expect(more).toEqual(await fresh({ fromBlock: num(0n) }))
   })
 
   it('indexes the blocks of a datadir written before the index', async () => {

@@ -5,7 +5,8 @@
  *            ─▶ candidate blocks from the log index (src/chain/logIndex.ts): per address or
  *               topic position the union of its alternatives, then the intersection of the
  *               constrained dimensions (no constraint: the blocks that have logs at all)
- *            ─▶ read and match only those blocks' receipts, in order, with the result limit
+ *            ─▶ match only those blocks' logs (kept per block after the first read, keptLogs.ts),
+ *               in order, with the result limit
  *
  * A block the index does not cover yet is checked against its header bloom instead. The scan
  * gives the event loop a turn every LOG_SCAN_SLICE_MS, so a query over many blocks never holds
@@ -18,6 +19,7 @@ import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { BlockRef } from '../rpc/params/index.js'
 import { keccak256 } from '../util/crypto.js'
 import { filterErrors } from './errors.js'
+import { blockLogsAt, collectKept } from './keptLogs.js'
 import {
   bloomMayMatch,
   collectMatches,
@@ -157,11 +159,27 @@ export async function queryLogs(
 
   let sliceStart = performance.now()
   for (const n of blocks) {
-    const hash = store.getHashByNumber(n)
-    const stored = hash === undefined ? undefined : storedLogBlock(store, hash)
-    if (stored === undefined) continue
-    if (n > indexed && !bloomMayMatch(stored.bloom, m)) continue
-    matchBlock(store, stored.lb, m, out, limits, from, n)
+    if (n <= indexed) {
+      // the index says the block has logs that may match: its kept logs, read once
+      const entry = blockLogsAt(store, n)
+      if (entry !== undefined) {
+        const fitsUpTo = n > from ? n - 1n : from
+        collectKept(
+          entry,
+          m,
+          out,
+          limits.maxResults,
+          () => filterErrors.resultLimit(limits.maxResults, from, fitsUpTo),
+          () => storedLogBlock(store, entry.hash)?.lb,
+        )
+      }
+    } else {
+      // past the index: the header bloom first, so blocks without a match cost no receipts
+      const hash = store.getHashByNumber(n)
+      const stored = hash === undefined ? undefined : storedLogBlock(store, hash)
+      if (stored === undefined || !bloomMayMatch(stored.bloom, m)) continue
+      matchBlock(store, stored.lb, m, out, limits, from, n)
+    }
     if (performance.now() - sliceStart > LOG_SCAN_SLICE_MS) {
       await yieldToEventLoop()
       sliceStart = performance.now()

@@ -59,7 +59,13 @@ export function keyOf(hash: Uint8Array, suffix: string | number): string {
 }
 
 const immutable = new WeakSet<object>()
-const texts = new WeakMap<object, string>()
+
+/** The JSON text of a kept object and its UTF-8 length. */
+export interface KeptText {
+  readonly text: string
+  readonly bytes: number
+}
+const texts = new WeakMap<object, KeptText>()
 
 /** Freezes `o` (deeply) and marks it as a result whose JSON may be kept. */
 export function keep<T extends object>(o: T): T {
@@ -75,11 +81,17 @@ function deepFreeze(o: object): void {
 
 /** The JSON text of a kept object (computed once by `serialize`), or undefined for any other value. */
 export function jsonOf(o: unknown, serialize: (o: unknown) => string): string | undefined {
+  return keptTextOf(o, serialize)?.text
+}
+
+/** jsonOf with the text's UTF-8 length (counted once, when the text is made). */
+export function keptTextOf(o: unknown, serialize: (o: unknown) => string): KeptText | undefined {
   if (typeof o !== 'object' || o === null || !immutable.has(o)) return undefined
-  let text = texts.get(o)
-  if (text === undefined) {
-    text = serialize(o)
-    if (text.length <= JSON_CACHE_MAX_CHARS) texts.set(o, text)
+  let kept = texts.get(o)
+  if (kept === undefined) {
+    const text = serialize(o)
+    kept = { text, bytes: Buffer.byteLength(text) }
+    if (text.length <= JSON_CACHE_MAX_CHARS) texts.set(o, kept)
   }
-  return text
+  return kept
 }

@@ -3,7 +3,8 @@ import { RevertError, ServerError } from '../errors.js'
 import { hexToBytes, toQuantity } from '../hex.js'
 import { Address, BlockTag, Bool, optional, Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
-import { decodeParams, RpcDispatcher, type RpcSession } from './dispatch.js'
+import { keep } from '../format/cache.js'
+import { decodeParams, KEPT_BYTES_MIN_ITEMS, RpcDispatcher, type RpcSession } from './dispatch.js'
 
 interface Ctx {
   calls: string[]
@@ -93,13 +94,18 @@ describe('RpcDispatcher: single calls', () => {
   it('echoes any non-object id, null and booleans included', async () => {
     const { d } = setup()
     for (const id of ['x', 0, 1.5, null, true]) {
-      expect(JSON.parse((await d.handleBody(req('eth_nothing', [], id))) ?? '')).toEqual({ jsonrpc: '2.0', id, result: null })
+      expect(JSON.parse((await d.handleBody(req('eth_nothing', [], id))) ?? '')).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: null,
+      })
     }
   })
 
   it('rejects invalid envelopes with -32600 invalid request', async () => {
     const { d } = setup()
-    const bad = (id: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } })
+    const bad = (id: unknown): string =>
+      JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } })
     expect(await d.handleBody('{"id":7,"method":"eth_nothing"}')).toBe(bad(7))
     expect(await d.handleBody('{"jsonrpc":"1.0","id":7,"method":"eth_nothing"}')).toBe(bad(7))
     expect(await d.handleBody('{"jsonrpc":2.0,"id":7,"method":"eth_nothing"}')).toBe(bad(7))
@@ -117,7 +123,9 @@ describe('RpcDispatcher: single calls', () => {
 
   it('matches envelope keys case-insensitively, as Go does', async () => {
     const { d } = setup()
-    expect(await d.handleBody('{"JSONRPC":"2.0","ID":3,"Method":"eth_nothing"}')).toBe('{"jsonrpc":"2.0","id":3,"result":null}')
+    expect(await d.handleBody('{"JSONRPC":"2.0","ID":3,"Method":"eth_nothing"}')).toBe(
+      '{"jsonrpc":"2.0","id":3,"result":null}',
+    )
   })
 
   it('runs notifications without answering, and ignores responses', async () => {
@@ -143,10 +151,16 @@ describe('RpcDispatcher: single calls', () => {
   it('answers *_subscribe with notifications not supported, and unsubscribes nothing', async () => {
     const { d } = setup()
     const err = async (body: string) => JSON.parse((await d.handleBody(body)) ?? '').error
-    expect(await err(req('eth_subscribe', ['newHeads']))).toEqual({ code: -32601, message: 'notifications not supported' })
+    expect(await err(req('eth_subscribe', ['newHeads']))).toEqual({
+      code: -32601,
+      message: 'notifications not supported',
+    })
     expect(await err(req('foo_subscribe'))).toEqual({ code: -32601, message: 'notifications not supported' })
     expect(await err(req('eth_unsubscribe', ['0x1']))).toEqual({ code: -32000, message: 'subscription not found' })
-    expect(await err(req('eth_unsubscribe'))).toEqual({ code: -32602, message: 'missing value for required argument 0' })
+    expect(await err(req('eth_unsubscribe'))).toEqual({
+      code: -32602,
+      message: 'missing value for required argument 0',
+    })
     expect(await err(req('eth_unsubscribe', [1]))).toEqual({
       code: -32602,
       message: 'invalid argument 0: json: cannot unmarshal number into Go value of type rpc.ID',
@@ -168,13 +182,19 @@ describe('RpcDispatcher: a session with subscriptions (WebSocket)', () => {
         return true
       },
     }
-    expect(await d.handleBody(req('eth_subscribe', ['newHeads']), session)).toBe('{"jsonrpc":"2.0","id":1,"result":"0xabc"}')
-    expect(await d.handleBody(req('foo_subscribe', ['x', 1]), session)).toBe('{"jsonrpc":"2.0","id":1,"result":"0xabc"}')
+    expect(await d.handleBody(req('eth_subscribe', ['newHeads']), session)).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":"0xabc"}',
+    )
+    expect(await d.handleBody(req('foo_subscribe', ['x', 1]), session)).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":"0xabc"}',
+    )
     expect(seen).toEqual([
       ['eth', ['newHeads']],
       ['foo', ['x', 1]],
     ])
-    expect(await d.handleBody(req('eth_unsubscribe', ['0xabc']), session)).toBe('{"jsonrpc":"2.0","id":1,"result":true}')
+    expect(await d.handleBody(req('eth_unsubscribe', ['0xabc']), session)).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":true}',
+    )
     expect(JSON.parse((await d.handleBody(req('eth_unsubscribe', ['0x1']), session)) ?? '').error).toEqual({
       code: -32000,
       message: 'subscription not found',
@@ -213,7 +233,10 @@ describe('RpcDispatcher: params', () => {
 
   it('counts arguments like geth', async () => {
     expect(await error('eth_nothing', [1])).toEqual({ code: -32602, message: 'too many arguments, want at most 0' })
-    expect(await error('eth_echo', ['0x1', true, 3])).toEqual({ code: -32602, message: 'too many arguments, want at most 2' })
+    expect(await error('eth_echo', ['0x1', true, 3])).toEqual({
+      code: -32602,
+      message: 'too many arguments, want at most 2',
+    })
     expect(await error('eth_echo', [])).toEqual({ code: -32602, message: 'missing value for required argument 0' })
     expect(await error('eth_balance', ['0x52908400098527886e0f7030069857d2e4169ee7'])).toEqual({
       code: -32602,
@@ -228,16 +251,25 @@ describe('RpcDispatcher: params', () => {
     })
     expect(await error('eth_echo', ['1'])).toEqual({
       code: -32602,
-      message: 'invalid argument 0: json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big',
+      message:
+        'invalid argument 0: json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big',
     })
     // the first bad argument wins over an excess one
-    expect(await error('eth_echo', ['1', true, 3])).toMatchObject({ message: expect.stringMatching(/^invalid argument 0: /) })
+    expect(await error('eth_echo', ['1', true, 3])).toMatchObject({
+      message: expect.stringMatching(/^invalid argument 0: /),
+    })
   })
 
   it('gives optional params their default for null or missing values', async () => {
     const { d } = setup()
-    expect(JSON.parse((await d.handleBody(req('eth_echo', ['0x1', null]))) ?? '').result).toEqual({ n: '0x1', flag: false })
-    expect(JSON.parse((await d.handleBody(req('eth_echo', ['0x1', true]))) ?? '').result).toEqual({ n: '0x1', flag: true })
+    expect(JSON.parse((await d.handleBody(req('eth_echo', ['0x1', null]))) ?? '').result).toEqual({
+      n: '0x1',
+      flag: false,
+    })
+    expect(JSON.parse((await d.handleBody(req('eth_echo', ['0x1', true]))) ?? '').result).toEqual({
+      n: '0x1',
+      flag: true,
+    })
   })
 
   it('raises a decoder ServerError unprefixed and only after every param decoded', async () => {
@@ -256,7 +288,9 @@ describe('RpcDispatcher: params', () => {
 describe('RpcDispatcher: handler errors', () => {
   it('maps RpcErrors to their code, message and data', async () => {
     const { d } = setup()
-    expect(await d.handleBody(req('eth_fail'))).toBe('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"nonce too low"}}')
+    expect(await d.handleBody(req('eth_fail'))).toBe(
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"nonce too low"}}',
+    )
     expect(await d.handleBody(req('eth_revert'))).toBe(
       '{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted","data":"0xdeadbeef"}}',
     )
@@ -287,6 +321,48 @@ describe('RpcDispatcher: handler errors', () => {
   })
 })
 
+describe('RpcDispatcher: long arrays of kept results', () => {
+  // kept (frozen) objects as the chain formatters make them; text with escapes and non-ASCII
+  const item = (i: number) => keep({ i: toQuantity(BigInt(i)), note: i % 7 === 0 ? 'größe <&> 𝄞' : 'plain' })
+  const kept = (n: number) => Array.from({ length: n }, (_, i) => item(i))
+  const plain = (n: number) => Array.from({ length: n }, (_, i) => ({ ...item(i) }))
+  const ns = (n: number, make: (n: number) => unknown[]): Namespace<Ctx> => ({
+    name: 'eth',
+    methods: { eth_list: { params: [], handler: () => make(n) } },
+  })
+  const dispatcher = (n: number, make: (n: number) => unknown[], maxResponseBytes = 0) =>
+    new RpcDispatcher<Ctx>({
+      namespaces: [ns(n, make)],
+      enabledApis: ['eth'],
+      ctx: { calls: [] },
+      maxBatchItems: 10,
+      maxResponseBytes,
+    })
+
+  it('answers as bytes equal to the text of the same objects unkept', async () => {
+    for (const n of [KEPT_BYTES_MIN_ITEMS, KEPT_BYTES_MIN_ITEMS + 37]) {
+      for (const id of [1, 'ä"\\<id>', null]) {
+        const body = req('eth_list', [], id)
+        const fast = dispatcher(n, kept).answerBody(body)
+        expect(Buffer.isBuffer(fast)).toBe(true)
+        const text = await dispatcher(n, plain).handleBody(body)
+        expect((fast as Buffer).toString('utf8')).toBe(text)
+        expect(JSON.parse(text as string).result).toHaveLength(n)
+        // handleBody (WebSocket, tests) still gives text
+        expect(await dispatcher(n, kept).handleBody(body)).toBe(text)
+      }
+    }
+  })
+
+  it('keeps shorter arrays as text, and answers response too large past the cap', async () => {
+    expect(typeof dispatcher(KEPT_BYTES_MIN_ITEMS - 1, kept).answerBody(req('eth_list', []))).toBe('string')
+    const size = Buffer.byteLength((await dispatcher(100, plain).handleBody(req('eth_list', []))) as string)
+    const tooLarge = '{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"response too large"}}'
+    expect(dispatcher(100, kept, size - 1).answerBody(req('eth_list', []))).toBe(tooLarge)
+    expect((dispatcher(100, kept, size).answerBody(req('eth_list', [])) as Buffer).length).toBe(size)
+  })
+})
+
 describe('RpcDispatcher: bodies and batches', () => {
   it('answers bad JSON with -32700 and blank bodies with nothing', async () => {
     const { d } = setup()
@@ -301,20 +377,26 @@ describe('RpcDispatcher: bodies and batches', () => {
   it('answers [] with one empty batch object', async () => {
     const { d } = setup()
     expect(await d.handleBody('[]')).toBe('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}')
-    expect(await d.handleBody(' [ ] ')).toBe('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}')
+    expect(await d.handleBody(' [ ] ')).toBe(
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}',
+    )
   })
 
   it('answers an oversized batch with one batch too large error carrying the first call id', async () => {
     const { d, ctx } = setup(3)
     const notification = '{"jsonrpc":"2.0","method":"eth_echo","params":["0x1"]}'
     const batch = `[${notification},${req('eth_echo', ['0x1'], 'a')},${req('eth_echo', ['0x2'], 'b')},${req('eth_nothing', [], 'c')}]`
-    expect(await d.handleBody(batch)).toBe('[{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"batch too large"}}]')
+    expect(await d.handleBody(batch)).toBe(
+      '[{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"batch too large"}}]',
+    )
     expect(ctx.calls).toEqual([])
     const onlyNotifications = `[${notification},${notification},${notification},${notification}]`
     expect(await d.handleBody(onlyNotifications)).toBe(
       '[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch too large"}}]',
     )
-    expect(await d.handleBody(`[${req('eth_nothing', [], 1)},${req('eth_nothing', [], 2)},${req('eth_nothing', [], 3)}]`)).toBe(
+    expect(
+      await d.handleBody(`[${req('eth_nothing', [], 1)},${req('eth_nothing', [], 2)},${req('eth_nothing', [], 3)}]`),
+    ).toBe(
       '[{"jsonrpc":"2.0","id":1,"result":null},{"jsonrpc":"2.0","id":2,"result":null},{"jsonrpc":"2.0","id":3,"result":null}]',
     )
   })
@@ -353,12 +435,20 @@ describe('RpcDispatcher: bodies and batches', () => {
         },
       },
     }
-    const d = new RpcDispatcher<Ctx>({ namespaces: [ns], enabledApis: ['eth'], ctx: { calls: [] }, maxBatchItems: 0, batchConcurrency: 3 })
+    const d = new RpcDispatcher<Ctx>({
+      namespaces: [ns],
+      enabledApis: ['eth'],
+      ctx: { calls: [] },
+      maxBatchItems: 0,
+      batchConcurrency: 3,
+    })
     const items = Array.from({ length: 40 }, (_, i) => req('eth_wait', [toQuantity(BigInt(i))], i))
     const out = JSON.parse((await d.handleBody(`[${items.join(',')}]`)) ?? '')
     expect(most).toBe(3)
     expect(out.map((r: { id: number }) => r.id)).toEqual(Array.from({ length: 40 }, (_, i) => i))
-    expect(out.map((r: { result: string }) => r.result)).toEqual(Array.from({ length: 40 }, (_, i) => toQuantity(BigInt(i))))
+    expect(out.map((r: { result: string }) => r.result)).toEqual(
+      Array.from({ length: 40 }, (_, i) => toQuantity(BigInt(i))),
+    )
   })
 
   it('answers batch items independently, leaves notifications out, invalid items get null ids', async () => {

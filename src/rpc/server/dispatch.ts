@@ -35,7 +35,7 @@ import {
 } from '../errors.js'
 import { FilterId } from '../params/scalars.js'
 import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
-import { jsonOf } from '../format/cache.js'
+import { jsonOf, type KeptText, keptTextOf } from '../format/cache.js'
 import { RawJson } from '../types.js'
 import { RESPONSE_TOO_LARGE_CODE, RESPONSE_TOO_LARGE_MESSAGE } from './limits.js'
 
@@ -230,7 +230,7 @@ export class RpcDispatcher<Ctx> {
 
   /** Answers one HTTP body or WebSocket message: the JSON text to send, or undefined for none. Never rejects. */
   async handleBody(text: string, session?: RpcSession): Promise<string | undefined> {
-    return this.answerBody(text, session)
+    return asText(await this.answerBody(text, session))
   }
 
   /**
@@ -238,7 +238,7 @@ export class RpcDispatcher<Ctx> {
    * a value, not a promise — most reads. The HTTP transport writes such an answer in the same
    * tick. Never rejects.
    */
-  answerBody(text: string, session?: RpcSession): string | undefined | Promise<string | undefined> {
+  answerBody(text: string, session?: RpcSession): Answer | Promise<Answer> {
     if (BLANK_RE.test(text)) return undefined
     let parsed: unknown
     try {
@@ -251,11 +251,11 @@ export class RpcDispatcher<Ctx> {
 
   /** handleBody after JSON.parse (the HTTP transport parses first when it rate-limits). Never rejects. */
   async handleParsed(parsed: unknown, session?: RpcSession): Promise<string | undefined> {
-    return this.answerParsed(parsed, session)
+    return asText(await this.answerParsed(parsed, session))
   }
 
   /** handleParsed, at once when it can (see answerBody). Never rejects. */
-  answerParsed(parsed: unknown, session?: RpcSession): string | undefined | Promise<string | undefined> {
+  answerParsed(parsed: unknown, session?: RpcSession): Answer | Promise<Answer> {
     if (!Array.isArray(parsed)) {
       const answer = this.answerMessage(parsed, session)
       return answer instanceof Promise ? answer.then((a) => this.singleText(a)) : this.singleText(answer)
@@ -263,8 +263,13 @@ export class RpcDispatcher<Ctx> {
     return this.batchText(parsed, session)
   }
 
-  private singleText(answer: JsonRpcResponse | undefined): string | undefined {
+  private singleText(answer: JsonRpcResponse | undefined): Answer {
     if (answer === undefined) return undefined
+    const result = answer.result
+    if (answer.error === undefined && Array.isArray(result) && result.length >= KEPT_BYTES_MIN_ITEMS) {
+      const bytes = this.keptArrayAnswer(answer.id, result)
+      if (bytes !== undefined) return bytes
+    }
     const text = this.serialize(answer)
     return this.fits(text, 0) ? text : this.serialize(new JsonRpcResponse(answer.id, RESPONSE_TOO_LARGE, undefined))
   }
@@ -294,7 +299,10 @@ export class RpcDispatcher<Ctx> {
   }
 
   /** A batch's answers in request order, at most `batchConcurrency` items in progress at once. */
-  private async handleItems(items: unknown[], session: RpcSession | undefined): Promise<(JsonRpcResponse | undefined)[]> {
+  private async handleItems(
+    items: unknown[],
+    session: RpcSession | undefined,
+  ): Promise<(JsonRpcResponse | undefined)[]> {
     const n = items.length
     const answers = new Array<JsonRpcResponse | undefined>(n)
     let next = 0
@@ -316,7 +324,10 @@ export class RpcDispatcher<Ctx> {
   }
 
   /** handleMessage, without a promise when the handler returns a value. Never rejects. */
-  private answerMessage(msg: unknown, session?: RpcSession): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private answerMessage(
+    msg: unknown,
+    session?: RpcSession,
+  ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const env = envelopeOf(msg)
     if (env === undefined) return new JsonRpcResponse(null, INVALID_REQUEST, undefined)
     if (env.isResponse) return undefined
@@ -341,7 +352,12 @@ export class RpcDispatcher<Ctx> {
     return this.answerSuccess(env, method, result, startedMs)
   }
 
-  private answerSuccess(env: Envelope, method: string, result: unknown, startedMs: number): JsonRpcResponse | undefined {
+  private answerSuccess(
+    env: Envelope,
+    method: string,
+    result: unknown,
+    startedMs: number,
+  ): JsonRpcResponse | undefined {
     if (this.observe !== undefined) this.observeCall(method, undefined, startedMs)
     return env.isCall ? new JsonRpcResponse(env.id as JsonRpcId, undefined, result) : undefined
   }
@@ -422,9 +438,59 @@ export class RpcDispatcher<Ctx> {
 
   /** `{"jsonrpc":"2.0","id":…,"result":<text>}` with `text` already Go-escaped JSON. */
   private splice(id: JsonRpcId, text: string): string {
-    const envelope = this.serialize(new JsonRpcResponse(id, undefined, 0))
-    return `${envelope.slice(0, -2)}${text}}`
+    return `${this.envelopeHead(id)}${text}}`
   }
+
+  /** `{"jsonrpc":"2.0","id":…,"result":` for `id`. */
+  private envelopeHead(id: JsonRpcId): string {
+    return this.serialize(new JsonRpcResponse(id, undefined, 0)).slice(0, -2)
+  }
+
+  /**
+   * The answer of a long array of kept results (a log range, a block's receipts) written straight
+   * into bytes from their kept texts, whose lengths are known: one copy, where a string answer
+   * costs a join, a flatten, two length scans and an encode. undefined when an item is not kept;
+   * `response too large` (as singleText) when it would pass the cap.
+   */
+  private keptArrayAnswer(id: JsonRpcId, items: readonly unknown[]): Answer {
+    const n = items.length
+    const parts = new Array<KeptText>(n)
+    const head = this.envelopeHead(id)
+    const headBytes = Buffer.byteLength(head)
+    // head, brackets, commas and the closing brace
+    let total = headBytes + n + 2
+    for (let i = 0; i < n; i++) {
+      const kept = keptTextOf(items[i], toGoJson)
+      if (kept === undefined) return undefined
+      parts[i] = kept
+      total += kept.bytes
+    }
+    if (this.maxResponseBytes > 0 && total > this.maxResponseBytes) {
+      return this.serialize(new JsonRpcResponse(id, RESPONSE_TOO_LARGE, undefined))
+    }
+    const out = Buffer.allocUnsafe(total)
+    let at = out.write(head, 0, headBytes, 'utf8')
+    out[at++] = 0x5b // [
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out[at++] = 0x2c // ,
+      const { text, bytes } = parts[i] as KeptText
+      // one byte per character: latin1 copies them as they are
+      at += out.write(text, at, bytes, bytes === text.length ? 'latin1' : 'utf8')
+    }
+    out[at++] = 0x5d // ]
+    out[at++] = 0x7d // }
+    return out
+  }
+}
+
+/** An answer body: JSON text, the same as UTF-8 bytes, or none. */
+export type Answer = string | Buffer | undefined
+
+/** Arrays of at least this many kept results are answered as bytes (keptArrayAnswer). */
+export const KEPT_BYTES_MIN_ITEMS = 64
+
+function asText(answer: Answer): string | undefined {
+  return typeof answer === 'object' ? answer.toString('utf8') : answer
 }
 
 function escapeLikeGo(c: string): string {

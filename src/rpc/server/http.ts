@@ -25,8 +25,16 @@ import type { AddressInfo } from 'node:net'
 import type { RateLimitConfig, RpcNamespace } from '../../config/types.js'
 import type { Namespace } from '../types.js'
 import { CorsPolicy } from './cors.js'
-import { type CallObserver, RpcDispatcher } from './dispatch.js'
-import { clientAddress, countCalls, limitExceededBody, ProxyList, RateLimiter, type Refusal, VhostPolicy } from './limits.js'
+import { type Answer, type CallObserver, RpcDispatcher } from './dispatch.js'
+import {
+  clientAddress,
+  countCalls,
+  limitExceededBody,
+  ProxyList,
+  RateLimiter,
+  type Refusal,
+  VhostPolicy,
+} from './limits.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
 export const HTTP_IDLE_TIMEOUT_MS = 120_000
@@ -199,9 +207,9 @@ function setPairs(res: ServerResponse, pairs: readonly string[]): void {
  * bookkeeping), on the path every JSON-RPC answer takes. Content-Length as node:http's own
  * end(body) would set it (not chunked).
  */
-function sendAnswer(res: ServerResponse, status: number, body: string | undefined, headers: readonly string[]): void {
+function sendAnswer(res: ServerResponse, status: number, body: Answer, headers: readonly string[]): void {
   if (res.headersSent || res.destroyed) return
-  const length = String(body === undefined ? 0 : Buffer.byteLength(body))
+  const length = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length)
   res.writeHead(status, [...headers, 'Content-Type', 'application/json', 'Content-Length', length])
   res.end(body)
 }
@@ -399,7 +407,7 @@ export class RpcHttpServer<Ctx> {
       if (this.limiter === undefined && this.metrics === undefined) {
         // a read answered at once is written in this tick (dispatch.ts answerBody)
         const out = this.dispatcher.answerBody(body)
-        sendAnswer(res, 200, typeof out === 'object' ? await out : out, headers)
+        sendAnswer(res, 200, out instanceof Promise ? await out : out, headers)
         return
       }
       let parsed: unknown
@@ -414,11 +422,15 @@ export class RpcHttpServer<Ctx> {
       const refusal = this.limiter?.admit(client, counts, Date.now())
       if (refusal !== undefined) {
         this.metrics?.limited(parsed, refusal)
-        sendAnswer(res, 429, limitExceededBody(parsed, refusal), [...headers, 'Retry-After', String(refusal.retryAfterSeconds)])
+        sendAnswer(res, 429, limitExceededBody(parsed, refusal), [
+          ...headers,
+          'Retry-After',
+          String(refusal.retryAfterSeconds),
+        ])
         return
       }
       const out = parsed === undefined ? this.dispatcher.answerBody(body) : this.dispatcher.answerParsed(parsed)
-      sendAnswer(res, 200, typeof out === 'object' ? await out : out, headers)
+      sendAnswer(res, 200, out instanceof Promise ? await out : out, headers)
     } catch {
       if (!res.headersSent) sendText(res, 500, 'internal server error')
     }
