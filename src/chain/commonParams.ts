@@ -23,6 +23,7 @@ const results = new WeakMap<object, Map<ParamsConfig, object>>()
 export function memoizeParams(common: Common): void {
   const c = common as unknown as Internals
   if (c.__ibexMemoParams === true) return
+  setEipLookup(common)
   const original = c.updateParams
   Object.defineProperty(c, '__ibexMemoParams', { value: true, enumerable: true, writable: true })
   Object.defineProperty(c, 'updateParams', {
@@ -42,6 +43,31 @@ export function memoizeParams(common: Common): void {
         results.set(before, byParams)
       }
       byParams.set(params, this._paramsCache)
+    },
+  })
+}
+
+/** Activated EIPs as a set, per activated-EIP list (ethereumjs replaces the list, never edits it). */
+const eipSets = new WeakMap<readonly number[], Set<number>>()
+
+/**
+ * ethereumjs answers isActivatedEIP by a linear search of the activated list (~100 numbers), and
+ * the EVM asks it on every opcode and call frame (~4% of an eth_call). setEipLookup answers from a
+ * Set built once per list: `common` and its copies (the property travels with copy()) give the
+ * same answers, and a list replaced by setHardfork or setEIPs gets its own Set.
+ */
+export function setEipLookup(common: Common): void {
+  Object.defineProperty(common, 'isActivatedEIP', {
+    enumerable: true,
+    writable: true,
+    value: function isActivatedEIP(this: { _activatedEIPsCache: readonly number[] }, eip: number): boolean {
+      const list = this._activatedEIPsCache
+      let set = eipSets.get(list)
+      if (set === undefined) {
+        set = new Set(list)
+        eipSets.set(list, set)
+      }
+      return set.has(eip)
     },
   })
 }

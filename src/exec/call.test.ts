@@ -16,6 +16,8 @@ import { devAccounts } from '../config/accounts.js'
 import { validateTransaction } from '../txpool/validate.js'
 import { attempt, type CallRequest, call } from './call.js'
 import { ExecutionError, ExecutionRevertedError } from './errors.js'
+import { callStateFor } from './callState.js'
+import { setLeanRunResults } from './leanRun.js'
 import { openTestChain } from './testing.js'
 
 const dirs: string[] = []
@@ -48,6 +50,8 @@ const PROBE = [
 const REVERTER = '63deadbeef5f526004601cfd'
 const INVALID = 'fe'
 const LOOP = '5b5f56'
+/** SSTORE(0, 1) then SSTORE(0, 0): a refund for the slot restored. */
+const REFUNDER = '60015f555f5f5500'
 /** CREATE(0, 0, 0), returns the new address: shows the nonce the contract has during the call. */
 const CREATOR = '5f5f5ff05f5260205ff3'
 
@@ -62,7 +66,7 @@ async function setup() {
   dirs.push(dir)
   const chain = await openTestChain(dir, { validator: validator as { address: string; privateKey: string } })
   const from = new Address(hexToBytes(alice?.address as `0x${string}`))
-  const runtimes = [PROBE, REVERTER, INVALID, LOOP, CREATOR]
+  const runtimes = [PROBE, REVERTER, INVALID, LOOP, CREATOR, REFUNDER]
   const txs = await Promise.all(
     runtimes.map((r, i) =>
       validateTransaction(
@@ -78,9 +82,9 @@ async function setup() {
   )
   const { included } = await chain.builder.build(txs, chain.store.head.header.timestamp + 1n)
   expect(included.length).toBe(runtimes.length)
-  const [probe, reverter, invalid, loop, creator] = runtimes.map((_, i) => createContractAddress(from, BigInt(i)).bytes)
+  const [probe, reverter, invalid, loop, creator, refunder] = runtimes.map((_, i) => createContractAddress(from, BigInt(i)).bytes)
   const env = { db: chain.db, store: chain.store, common: chain.common, block: chain.store.head }
-  return { chain, env, from: from.bytes, probe, reverter, invalid, loop, creator } as const
+  return { chain, env, from: from.bytes, probe, reverter, invalid, loop, creator, refunder } as const
 }
 
 describe('eth_call: direct path against runTx', () => {
@@ -97,6 +101,7 @@ describe('eth_call: direct path against runTx', () => {
       ['invalid opcode', { from: s.from, to: s.invalid }, 100_000n],
       ['out of gas', { from: s.from, to: s.loop }, 100_000n],
       ['CREATE from a contract', { from: s.from, to: s.creator }, 200_000n],
+      ['storage refund', { from: s.from, to: s.refunder }, 100_000n],
       ['account without code', { from: s.from, to: stranger, data: hexToBytes('0x1234') }, 100_000n],
       ['identity precompile', { from: s.from, to: hexToBytes(`0x${'00'.repeat(19)}04`), data: hexToBytes('0xc0ffee') }, 100_000n],
     ]
@@ -104,7 +109,18 @@ describe('eth_call: direct path against runTx', () => {
       const viaRunTx = await attempt(s.env, req, gas)
       const direct = await attempt(s.env, req, gas, { returnOnly: true })
       expect({ what, ...pick(direct) }).toEqual({ what, ...pick(viaRunTx) })
+      // the lean frame result (leanRun.ts) changes no gas, refund, return data or error
+      setLeanRunResults(false)
+      try {
+        const full = await attempt(s.env, req, gas)
+        expect({ what, ...full }).toEqual({ what, ...viaRunTx })
+      } finally {
+        setLeanRunResults(true)
+      }
     }
+    // the refund case does refund: less gas than its two SSTOREs cost
+    const refunded = await attempt(s.env, { from: s.from, to: s.refunder }, 100_000n)
+    expect(refunded.gasUsed).toBeLessThan(21_000n + 20_000n)
     // the probe saw what a call must see: warm coinbase, sender and precompile; a cold stranger
     const words = wordsOf((await attempt(s.env, { from: s.from, to: s.probe }, 50_000_000n, { returnOnly: true })).returnValue)
     expect(words[0]).toBe(50_000_000n - 21_000n - 2n) // the GAS opcode costs 2
@@ -113,6 +129,32 @@ describe('eth_call: direct path against runTx', () => {
     expect(words[8] - words[11]).toBeGreaterThan(2_500n) // 0x99: cold (2,600)
     expect(words[13]).toBe(0n) // transient slot: clean
     expect(words[14]).toBe(0n) // storage: the last call's write reverted
+    await s.chain.db.close()
+  })
+
+  it('keeps frame results lean: no copy of the run state or environment (leanRun.ts)', async () => {
+    const s = await setup()
+    const state = await callStateFor(s.env.store, s.env.db, s.env.block)
+    const run = async () => {
+      const evm = state.vm.evm
+      await evm.journal.checkpoint()
+      try {
+        const r = await evm.runCall({ block: state.envBlock(s.env.block, true), to: new Address(s.probe), caller: new Address(s.from), gasLimit: 1_000_000n })
+        return { keys: Object.keys(r.execResult.runState ?? {}), out: r.execResult.returnValue, gas: r.execResult.executionGasUsed }
+      } finally {
+        await evm.journal.revert()
+      }
+    }
+    const lean = await run()
+    setLeanRunResults(false)
+    const full = await run().finally(() => setLeanRunResults(true))
+    // the installed wrapper is in effect (an ethereumjs upgrade that renames Interpreter.run shows here)
+    expect(full.keys).toEqual(expect.arrayContaining(['memory', 'stack', 'address', 'gasLeft']))
+    expect(lean.keys).not.toContain('memory')
+    expect(lean.keys).not.toContain('address')
+    expect(lean.keys).toContain('gasLeft')
+    expect(lean.gas).toBe(full.gas)
+    expect(lean.out.length).toBe(full.out.length)
     await s.chain.db.close()
   })
 

@@ -8,6 +8,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { ChainStore } from '../chain/store.js'
 import { installJumpCache } from './jumpCache.js'
+import { installLeanRun } from './leanRun.js'
 
 /** The slice of a blockchain the EVM needs: block hashes for BLOCKHASH. */
 export function blockHashSource(store: ChainStore) {
@@ -26,6 +27,7 @@ export function blockHashSource(store: ChainStore) {
 
 export async function createChainVM(store: ChainStore, common: Common, stateManager: MerkleStateManager): Promise<VM> {
   await installJumpCache()
+  await installLeanRun()
   return createVM({
     common,
     stateManager,

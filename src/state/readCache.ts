@@ -19,6 +19,8 @@ export const READ_CACHE_ROOTS = 3
 export const READ_CACHE_ACCOUNTS = 100_000
 /** Storage slots remembered per root. */
 export const READ_CACHE_SLOTS = 200_000
+/** Storage tries kept per root for reads (by storage root). */
+export const READ_CACHE_STORAGE_TRIES = 1_024
 /** Contract code remembered (by code hash, all roots), bytes. */
 export const CODE_CACHE_BYTES = 32 * 1024 * 1024
 
@@ -52,6 +54,8 @@ export class RootReadCache {
   readonly slots = new BoundedMap<Uint8Array>(READ_CACHE_SLOTS)
   /** The root's shared reader trie (read-only: readers swap in their own before changing it). */
   trie: MerklePatriciaTrie | undefined
+  /** Shared reader tries of accounts' storage at this root, by storage root (hex): read-only too. */
+  readonly storageTries = new BoundedMap<MerklePatriciaTrie>(READ_CACHE_STORAGE_TRIES)
   constructor(root: string) {
     this.root = root
   }

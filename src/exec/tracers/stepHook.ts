@@ -16,6 +16,7 @@
  * execution), tracers get ethereumjs' event as before: the results are the same.
  */
 import type { InterpreterStep } from '@ethereumjs/evm'
+import { envOf } from '../leanRun.js'
 
 export type StepConsumer = (step: InterpreterStep) => void | Promise<void>
 
@@ -47,7 +48,7 @@ class LazyStep {
     this.pc = rs.programCounter
     this.gasLeft = gasLeft
     this.gasRefund = rs.gasRefund
-    this.depth = interp._env.depth
+    this.depth = (envOf(interp) as Interp).depth
     this.opcode = { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code }
   }
 
@@ -71,15 +72,15 @@ class LazyStep {
   }
 
   get address() {
-    return this.#interp._env.address
+    return (envOf(this.#interp) as Interp).address
   }
 
   get account() {
-    return this.#interp._env.contract
+    return (envOf(this.#interp) as Interp).contract
   }
 
   get codeAddress() {
-    return this.#interp._env.codeAddress
+    return (envOf(this.#interp) as Interp).codeAddress
   }
 
   get stateManager() {
