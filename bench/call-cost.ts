@@ -2,7 +2,9 @@
  * What one view eth_call costs in process, without RPC or worker hop (ExecPool with 0 workers):
  * BenchToken.balanceOf of addresses that never repeat (no result cache helps) and of one holder
  * (the result cache answers), on a dev chain holding the token. Prints calls/s and the median per call; for a
- * profile of the EVM path run it under `node --cpu-prof`.
+ * profile of the EVM path run it under `node --cpu-prof`. The distinct-address row runs twice: with
+ * the fast interpreter (src/exec/fast) and with it switched off (ethereumjs), for a before/after
+ * from the same run.
  *
  *   npm run build && node dist/bench/call-cost.js [calls=20000]
  */
@@ -12,6 +14,7 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
+import { setFastCalls } from '../src/exec/fast/index.js'
 import { ExecPool } from '../src/exec/pool/index.js'
 import { openTestChain } from '../src/exec/testing.js'
 import { validateTransaction } from '../src/txpool/validate.js'
@@ -56,6 +59,9 @@ async function main(): Promise<void> {
     }
     console.log('| eth_call, in process | calls/s | median ms |')
     console.log('|---|---:|---:|')
+    setFastCalls(false)
+    await measure('balanceOf, distinct addresses (ethereumjs)', (i) => data((i + 50_000_000).toString(16)))
+    setFastCalls(true)
     await measure('balanceOf, distinct addresses', (i) => data(i.toString(16)))
     await measure('balanceOf, one holder (result cache)', () => data(holder))
   } finally {

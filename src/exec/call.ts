@@ -10,6 +10,7 @@
 import type { Common } from '@ethereumjs/common'
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
 import type { Block } from '@ethereumjs/block'
+import type { EVM } from '@ethereumjs/evm'
 import { type Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { Database } from '../chain/db.js'
@@ -17,6 +18,7 @@ import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
 import { type CallState, callStateFor, dropCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
+import { fastCall } from './fast/index.js'
 
 export interface CallRequest {
   from?: Uint8Array
@@ -103,8 +105,8 @@ export async function attempt(
   gas: bigint,
   opts: { reportAccessList?: boolean; returnOnly?: boolean } = {},
 ): Promise<CallOutcome> {
-  const { block, store } = env
-  const state = await callStateFor(store, env.db, block)
+  const { block, store, db } = env
+  const state = await callStateFor(store, db, block)
   return state.exclusive(async () => {
     const { sm, vm, common } = state
     const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
@@ -118,7 +120,7 @@ export async function attempt(
     const noFees = !hasFees(req)
     const env = state.envBlock(block, noFees && block.header.baseFeePerGas !== undefined)
     if (opts.returnOnly === true && opts.reportAccessList !== true && noFees) {
-      const direct = await directCall(store, state, env, req, from, account, gas)
+      const direct = await directCall(db, store, state, env, req, from, account, gas)
       if (direct !== undefined) return direct
     }
     const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
@@ -178,6 +180,16 @@ function intrinsicParams(state: CallState): IntrinsicParams {
   return p
 }
 
+/** A message's outcome from its return data, gas used and ethereumjs error string. */
+function outcomeOf(returnValue: Uint8Array, gasUsed: bigint, error: string | undefined): CallOutcome {
+  return {
+    returnValue,
+    gasUsed,
+    error: error === undefined ? undefined : error === 'revert' ? 'execution reverted' : gethVmError(error),
+    reverted: error === 'revert',
+  }
+}
+
 /** EIPs whose transaction rules the direct path does not reproduce: those messages go through runTx. */
 const RUN_TX_ONLY_EIPS = [7864, 7928, 8037]
 
@@ -189,8 +201,11 @@ const RUN_TX_ONLY_EIPS = [7864, 7928, 8037]
  * bumped when it has code (a contract or an EIP-7702 account can observe it; an EOA cannot), and
  * evm.runCall with gas price 0 — the same return data and error as runTx gives
  * (src/exec/call.test.ts compares them). undefined: not such a message, take runTx.
+ * The message runs first on the fast interpreter (src/exec/fast), and on evm.runCall when that
+ * bails out (nothing it did is kept: it never writes).
  */
 async function directCall(
+  db: Database,
   store: ChainStore,
   state: CallState,
   block: Block,
@@ -212,6 +227,19 @@ async function directCall(
   // too little gas: runTx words the error
   if (gas < intrinsic || gas < floor) return undefined
   const evm = vm.evm
+  const fast = fastCall({
+    evm: evm as EVM,
+    db,
+    store,
+    stateRoot: block.header.stateRoot,
+    block,
+    from: from.bytes,
+    to: req.to,
+    value: req.value ?? 0n,
+    data,
+    gas: gas - intrinsic,
+  })
+  if (fast !== undefined) return outcomeOf(fast.returnValue, intrinsic + fast.executionGasUsed, fast.error)
   const journal = evm.journal
   journal.cleanJournal()
   await journal.checkpoint()
@@ -238,12 +266,7 @@ async function directCall(
       skipNonceIncrement: true,
     })
     const err = result.execResult.exceptionError
-    return {
-      returnValue: result.execResult.returnValue,
-      gasUsed: intrinsic + result.execResult.executionGasUsed,
-      error: err === undefined ? undefined : err.error === 'revert' ? 'execution reverted' : gethVmError(err.error),
-      reverted: err?.error === 'revert',
-    }
+    return outcomeOf(result.execResult.returnValue, intrinsic + result.execResult.executionGasUsed, err?.error)
   } catch (e) {
     // thrown out of the EVM (not an EVM error): do not trust this VM again
     dropCallState(store, state)

@@ -38,5 +38,7 @@ const GETH_VM_ERRORS: Record<string, string> = {
 
 /** geth's message for an ethereumjs EVM error string. */
 export function gethVmError(ethereumjsError: string): string {
+  // ethereumjs appends the code hash, address and pc: "invalid JUMP at 0x…/0x…:12"
+  if (ethereumjsError.startsWith('invalid JUMP')) return 'invalid jump destination'
   return GETH_VM_ERRORS[ethereumjsError] ?? ethereumjsError
 }

@@ -5,13 +5,15 @@
  *
  * Readers (stateAt) answer from flat per-root caches of what was already read at their root
  * before walking the trie (readCache.ts, sharedRead.ts): an account read twice at the head costs
- * a map lookup the second time.
+ * a map lookup the second time. The walk itself reads the committed nodes directly
+ * (trieLookup.ts), with ethereumjs' trie as the fallback for roots not (yet) in the database.
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { Caches, CacheType, type MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../chain/db.js'
 import { readCacheFor } from './readCache.js'
+import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'
 import { WriterStateManager } from './writer.js'
 import type { TrieStore } from './trieStore.js'
@@ -79,4 +81,20 @@ export function reusableStateAt(db: Database, common: Common, root: Uint8Array):
  */
 export function cachedAccount(db: Database, root: Uint8Array, address: string): Uint8Array | null | undefined {
   return readCacheFor(db, root).accounts.get(address)
+}
+
+/**
+ * The account at the committed `root`, without a state manager: from the root's flat read cache,
+ * else read from the trie's nodes (trieLookup.ts) and remembered there. Its RLP, null when it
+ * does not exist, undefined when the root's nodes are not all in the database (then read it
+ * through stateAt). `address` is 40 hex digits, lowercase, no 0x.
+ */
+export function accountAt(db: Database, root: Uint8Array, address: string): Uint8Array | null | undefined {
+  const shared = readCacheFor(db, root)
+  const hit = shared.accounts.get(address)
+  if (hit !== undefined) return hit
+  const raw = trieRead(db, shared.rootBytes, Buffer.from(address, 'hex'))
+  if (raw === MISSING_NODE) return undefined
+  shared.accounts.set(address, raw ?? null)
+  return raw ?? null
 }

@@ -49,6 +49,8 @@ class BoundedMap<V> {
 /** What has been read at one state root. `null` = the account does not exist. */
 export class RootReadCache {
   readonly root: string
+  /** The root itself, as bytes. */
+  readonly rootBytes: Uint8Array
   readonly accounts = new BoundedMap<Uint8Array | null>(READ_CACHE_ACCOUNTS)
   /** Key: address hex ‖ slot hex; value: the slot's value as getStorage returns it. */
   readonly slots = new BoundedMap<Uint8Array>(READ_CACHE_SLOTS)
@@ -58,6 +60,7 @@ export class RootReadCache {
   readonly storageTries = new BoundedMap<MerklePatriciaTrie>(READ_CACHE_STORAGE_TRIES)
   constructor(root: string) {
     this.root = root
+    this.rootBytes = Buffer.from(root, 'hex')
   }
 }
 

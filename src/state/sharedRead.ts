@@ -1,7 +1,8 @@
 /**
  * SharedReadStateManager: a MerkleStateManager at a fixed root that answers reads of accounts,
  * storage and code from the root's shared flat caches (readCache.ts) before walking the trie,
- * and fills them on a miss.
+ * and fills them on a miss. The walk reads the root's committed nodes directly (trieLookup.ts);
+ * ethereumjs' trie reads only what those cannot (a root whose nodes are not in the database).
  *
  * What must always hold: the shared maps hold the state AT THE ROOT, never this instance's own
  * writes. So an account, or a storage slot, this instance wrote (a reverted write counts too) is
@@ -25,6 +26,7 @@ import type { Address } from '@ethereumjs/util'
 import { type Account, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
 import { codeCache, type RootReadCache } from './readCache.js'
+import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
 
 /** A trie at `root` over RocksDB, writes kept in its own overlay. */
@@ -101,6 +103,12 @@ export class SharedReadStateManager extends MerkleStateManager {
     if (this.#accounts.has(key)) return super.getAccount(address)
     const hit = shared.accounts.get(key)
     if (hit !== undefined) return hit === null ? undefined : createAccountFromRLP(hit)
+    // the root's own value, straight from its committed trie nodes (trieLookup.ts)
+    const raw = trieRead(this.#readDb, shared.rootBytes, address.bytes)
+    if (raw !== MISSING_NODE) {
+      shared.accounts.set(key, raw ?? null)
+      return raw === undefined ? undefined : createAccountFromRLP(raw)
+    }
     const account = await super.getAccount(address)
     // a write may have landed while the trie was read: only the root's value may be shared
     if (!this.#accounts.has(key) && this.#shared === shared)
@@ -122,14 +130,17 @@ export class SharedReadStateManager extends MerkleStateManager {
   }
 
   /**
-   * A slot as it is at the root, read through the root's shared storage trie of the account:
-   * ethereumjs builds a storage trie per account after every revert (~20 µs), which an eth_call
-   * on a slot not read before paid each time. Only for accounts whose storage is the root's.
+   * A slot as it is at the root: from the committed nodes of the account's storage trie
+   * (trieLookup.ts), else through the root's shared ethereumjs storage trie of the account
+   * (ethereumjs builds a storage trie per account after every revert, ~20 µs, which an eth_call
+   * on a slot not read before paid each time). Only for accounts whose storage is the root's.
    */
   async #rootStorage(shared: RootReadCache, address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) return super.getStorage(address, key)
     const account = await this.getAccount(address)
     if (account === undefined) return new Uint8Array(0)
+    const direct = trieRead(this.#readDb, account.storageRoot, key)
+    if (direct !== MISSING_NODE) return direct === undefined ? new Uint8Array(0) : (RLP.decode(direct) as Uint8Array)
     const root = hexOf(account.storageRoot)
     let trie = shared.storageTries.get(root)
     if (trie === undefined) {

@@ -59,6 +59,17 @@ export function installEvmDeadline(): Promise<void> {
 }
 
 /**
+ * checkEvmDeadline: for an interpreter outside ethereumjs (src/exec/fast), the same check the
+ * wrapped runStep makes: past the running task's deadline, throws EvmDeadlineError.
+ */
+export function checkEvmDeadline(): void {
+  if (performance.now() > deadline) {
+    expired = true
+    throw new EvmDeadlineError(message)
+  }
+}
+
+/**
  * Runs `fn` with the EVM deadline set `ms` from now. `timedOut` is true when the deadline was hit
  * during the run — even if `fn` caught the error and went on (eth_estimateGas' search does).
  */

@@ -2,7 +2,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import type { ChainBlock } from '../../../chain/store.js'
-import { cachedAccount } from '../../../state/index.js'
+import { accountAt } from '../../../state/index.js'
 import type { Backend } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
 import { Address as AddressParam, type BlockRef, BlockTag, LATEST, optional, StorageKey } from '../../params/index.js'
@@ -13,12 +13,12 @@ const ACCOUNT_NONCE = 0
 const ACCOUNT_BALANCE = 1
 
 /**
- * A field of the account at `block`'s state when the state's flat cache already holds the
- * account (src/state/readCache.ts): answered without building a state manager; undefined when
- * it must be read through one.
+ * A field of the account at `block`'s state, read without building a state manager (the root's
+ * flat cache, else its committed trie nodes: src/state/index.ts accountAt); undefined when it
+ * must be read through one.
  */
 function cachedField(b: Backend, block: ChainBlock, address: string, field: number): bigint | undefined {
-  const rlp = cachedAccount(b.db, block.header.stateRoot, address.slice(2).toLowerCase())
+  const rlp = accountAt(b.db, block.header.stateRoot, address.slice(2).toLowerCase())
   if (rlp === undefined) return undefined
   return rlp === null ? 0n : bytesToBigInt((RLP.decode(rlp) as Uint8Array[])[field] as Uint8Array)
 }
