@@ -35,12 +35,18 @@ export const RSS_BUDGET_MIB = 768
  * runs beside a busy-loop process; bench/README.md lists them): a regression that halves a
  * path fails, the box's noise does not.
  */
+/** Requests of the distinct rows: more than ibex answers in one point, so none repeats (no result cache). */
+const DISTINCT_REQUESTS = 60_000
+
 export const FLOORS: Record<string, number> = {
   eth_blockNumber: 0.45,
   eth_getBalance: 0.3,
   'eth_getBlockByNumber(full)': 0.22,
   // since the main-thread result cache (2026-11-22, runs 6–8): 0.59–0.66 and 0.33–0.35
   'eth_call(view)': 0.3,
+  // since the fast interpreter (2026-11-24): uncached calls and account reads, see bench/README.md
+  'eth_call(view, distinct)': 0.1,
+  'eth_getBalance(distinct)': 0.15,
   'read mix': 0.17,
 }
 
@@ -69,6 +75,10 @@ try {
   log(`seeded ${plan.head} blocks and started ibex in ${((Date.now() - t) / 1000).toFixed(0)} s`)
   const f = new RequestFactory(plan)
   const rand = prng(7)
+  const randomAddress = () =>
+    `0x${Math.floor(rand() * 2 ** 48)
+      .toString(16)
+      .padStart(40, '0')}`
   const lists: Record<string, LoadRequest[]> = {
     eth_blockNumber: f.single('eth_blockNumber', 16),
     eth_getBalance: f.single('eth_getBalance'),
@@ -77,6 +87,11 @@ try {
       return [`0x${h.block.toString(16)}`, true]
     }),
     'eth_call(view)': f.single('eth_call'),
+    'eth_call(view, distinct)': f.single('eth_call', DISTINCT_REQUESTS, () => [
+      { to: plan.token, data: `0x70a08231${randomAddress().slice(2).padStart(64, '0')}` },
+      'latest',
+    ]),
+    'eth_getBalance(distinct)': f.single('eth_getBalance', DISTINCT_REQUESTS, () => [randomAddress(), 'latest']),
     'read mix': f.mix(),
   }
   const bareBefore = await point(bare.url, lists.eth_blockNumber as LoadRequest[])

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Row, ScenarioResult } from '../scenarios/types.js'
+import { COMPARE_METHODS } from '../scenarios/compare.js'
 import { writeScenarioPng } from './charts.js'
 
 export interface RunMeta {
@@ -54,13 +55,7 @@ export function summaryTable(report: Report): string {
   const lines: [string, (node: string) => string][] = []
   const compare = by.get('compare')
   if (compare !== undefined) {
-    for (const m of [
-      'eth_blockNumber',
-      'eth_getBalance',
-      'eth_getBlockByNumber(full)',
-      'eth_call(view)',
-      'eth_call(view, distinct)',
-    ]) {
+    for (const m of COMPARE_METHODS) {
       lines.push([
         `${m}, req/s (p99 ms)`,
         (node) => {

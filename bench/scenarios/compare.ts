@@ -1,6 +1,7 @@
 /**
  * Side by side on the seeded state, one run, CONNECTIONS keep-alive connections, closed loop:
- * eth_blockNumber (against the bare node:http server too), eth_getBalance, eth_getBlockByNumber
+ * eth_blockNumber (against the bare node:http server too), eth_getBalance (the read mix's
+ * accounts, and 60,000 distinct addresses), eth_getBlockByNumber
  * of history blocks with full transactions, and a view eth_call (BenchToken.balanceOf) — both
  * the read mix's list (holders: repeated calls, as a public host sees) and a list of distinct
  * addresses that never repeats within the point (what result caches cannot help). eth_blockNumber
@@ -13,6 +14,7 @@ import { job, type Row, rowOf, type Scenario } from './types.js'
 export const COMPARE_METHODS = [
   'eth_blockNumber',
   'eth_getBalance',
+  'eth_getBalance(distinct)',
   'eth_getBlockByNumber(full)',
   'eth_call(view)',
   'eth_call(view, distinct)',
@@ -29,20 +31,23 @@ export const compare: Scenario = {
     const rows: Row[] = []
     const c = ctx.opts.connections
     const rand = prng(7)
+    const randomAddress = () =>
+      `0x${Math.floor(rand() * 2 ** 48)
+        .toString(16)
+        .padStart(40, '0')}`
     const lists: Record<string, ReturnType<typeof ctx.requests.single>> = {
       eth_blockNumber: ctx.requests.single('eth_blockNumber', 16),
       eth_getBalance: ctx.requests.single('eth_getBalance'),
+      'eth_getBalance(distinct)': ctx.requests.single('eth_getBalance', DISTINCT_CALLS, () => [randomAddress(), 'latest']),
       'eth_getBlockByNumber(full)': ctx.requests.single('eth_getBlockByNumber', undefined, () => {
         const h = ctx.plan.history[Math.floor(rand() * ctx.plan.history.length)] as { block: number }
         return [`0x${h.block.toString(16)}`, true]
       }),
       'eth_call(view)': ctx.requests.single('eth_call'),
-      'eth_call(view, distinct)': ctx.requests.single('eth_call', DISTINCT_CALLS, () => {
-        const who = `0x${Math.floor(rand() * 2 ** 48)
-          .toString(16)
-          .padStart(40, '0')}`
-        return [{ to: ctx.plan.token, data: `0x70a08231${who.slice(2).padStart(64, '0')}` }, 'latest']
-      }),
+      'eth_call(view, distinct)': ctx.requests.single('eth_call', DISTINCT_CALLS, () => [
+        { to: ctx.plan.token, data: `0x70a08231${randomAddress().slice(2).padStart(64, '0')}` },
+        'latest',
+      ]),
     }
     // eth_blockNumber: node:http and every node take turns, FRAMING_ROUNDS times, and each keeps its
     // median round: on a shared box a load burst then falls on all of them, not on one
@@ -96,6 +101,7 @@ export function ratioNotes(rows: Row[], c: number): string[] {
   if (bn !== undefined) notes.push(`ibex eth_blockNumber = ${bn.toFixed(2)}× node:http (target ≥ 0.8)`)
   const targets: [string, number][] = [
     ['eth_getBalance', 0.5],
+    ['eth_getBalance(distinct)', 0.5],
     ['eth_getBlockByNumber(full)', 0.5],
     ['eth_call(view)', 0.25],
     ['eth_call(view, distinct)', 0.25],
