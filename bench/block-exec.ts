@@ -5,11 +5,14 @@
  * Prints admission and build rates (tx/s), the median of R runs. The write path's ceiling: a node
  * cannot finalize more transfers per second than it builds.
  *
- *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3]
+ *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3] [parallel=off|on]
+ *
+ * `on` builds with parallel execution (src/exec/parallel, `[exec] parallel_execution`): plain
+ * transfers never reach its threshold, so this shows what the option costs a transfer load.
  *   profile: node --cpu-prof --cpu-prof-dir=prof dist/bench/block-exec.js 6000 2000 1
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Address } from '@ethereumjs/util'
 import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
@@ -19,6 +22,7 @@ import { ChainStore } from '../src/chain/store.js'
 import { defaultConfig } from '../src/config/defaults.js'
 import { buildGenesis } from '../src/config/genesis.js'
 import { BlockBuilder } from '../src/exec/blockBuilder.js'
+import { Speculator } from '../src/exec/parallel/index.js'
 import { stateAt, TrieStore } from '../src/state/index.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
@@ -28,6 +32,7 @@ import { bytes, derivedKey, signTx } from './seed/sign.js'
 const TXS = Number(process.argv[2] ?? 6000)
 const SENDERS = Number(process.argv[3] ?? 2000)
 const RUNS = Number(process.argv[4] ?? 3)
+const PARALLEL = process.argv[5] === 'on'
 const SINK = bytes(`0x${'5e'.repeat(20)}`)
 
 function median(xs: number[]): number {
@@ -61,6 +66,10 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       trie,
       true,
     )
+    const speculator = PARALLEL
+      ? new Speculator({ db, store, common, genesis, workers: availableParallelism(), cacheBytes: 64 * 1024 * 1024, workerHeapMb: 0 })
+      : undefined
+    speculator?.start()
     const builder = await BlockBuilder.create({
       store,
       common,
@@ -69,6 +78,7 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       coinbase: validator.address,
       baseFeeRecipient: undefined,
       syncWrites: true,
+      speculator,
     })
     const state = stateAt(db, common, store.head.header.stateRoot)
     const ctx = {
@@ -98,6 +108,7 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       remaining = remaining.filter((p) => !done.has(p.hashHex))
     }
     const buildMs = performance.now() - t
+    await speculator?.close()
     await db.close()
     return { admit: (raws.length / admitMs) * 1000, build: (raws.length / buildMs) * 1000, blocks }
   } finally {
@@ -135,5 +146,5 @@ for (let r = 0; r < RUNS; r++) {
   )
 }
 console.log(
-  `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
+  `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders, parallel execution ${PARALLEL ? 'on' : 'off'}): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
 )

@@ -119,6 +119,15 @@ export const EXEC_CACHE_MB = 64
  * the largest cost of admission) so the main thread does not; 0 = on the main thread.
  */
 export const EXEC_RECOVER_WORKERS = 1
+/**
+ * EXEC_PARALLEL_EXECUTION (false): contract transactions of a block run speculatively on worker
+ * threads and are applied in order when what they read still holds (src/exec/parallel). Off: on
+ * the 2-core box, ERC-20 blocks built 0.46x as fast with it (bench/parallel-exec.ts): replaying a
+ * run's state writes costs the main thread about half of runTx, and the workers share the cores.
+ */
+export const EXEC_PARALLEL_EXECUTION = false
+/** EXEC_SPECULATE_WORKERS: one speculation thread per core (they run only while a block executes, while the main thread waits). */
+export const EXEC_SPECULATE_WORKERS = Math.max(1, availableParallelism())
 
 /** DEV_BLOCK_TIME_MS = 0: the dev chain seals as soon as transactions arrive (instant receipts for tests). */
 export const DEV_BLOCK_TIME_MS = 0
@@ -232,6 +241,8 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       workerHeapMb: EXEC_WORKER_HEAP_MB,
       cacheMb: EXEC_CACHE_MB,
       recoverWorkers: EXEC_RECOVER_WORKERS,
+      parallelExecution: EXEC_PARALLEL_EXECUTION,
+      speculateWorkers: EXEC_SPECULATE_WORKERS,
     },
     metrics: { enabled: false, host: METRICS_DEFAULT_HOST, port: METRICS_DEFAULT_PORT },
     faucet: {

@@ -6,6 +6,7 @@
 import {
   EXEC_CACHE_MB,
   EXEC_CALL_QUEUE,
+  EXEC_PARALLEL_EXECUTION,
   EXEC_RECOVER_WORKERS,
   EXEC_TRACE_MAX_BYTES,
   EXEC_TRACE_QUEUE,
@@ -14,7 +15,7 @@ import {
 } from './defaults.js'
 import type { SettingDef } from './settings.js'
 import type { IbexConfig } from './types.js'
-import { parseInteger } from './values.js'
+import { parseBoolean, parseInteger } from './values.js'
 
 /** Most worker threads of one kind: far more than cores only adds memory and contention. */
 const MAX_EXEC_WORKERS = 256
@@ -109,6 +110,28 @@ export const EXEC_SETTINGS: readonly SettingDef[] = [
     parse: int(0, MAX_EXEC_WORKERS),
     apply: (c: IbexConfig, v) => {
       c.exec.recoverWorkers = v as number
+    },
+  },
+  {
+    flag: 'exec.parallel-execution',
+    toml: ['exec', 'parallel_execution'],
+    metavar: undefined,
+    defaultText: String(EXEC_PARALLEL_EXECUTION),
+    help: "run a block's contract transactions speculatively on worker threads, applied in order when what they read still holds (same blocks either way); slower on 2 cores, measure with bench/parallel-exec.ts first",
+    parse: parseBoolean,
+    apply: (c: IbexConfig, v) => {
+      c.exec.parallelExecution = v as boolean
+    },
+  },
+  {
+    flag: 'exec.speculate-workers',
+    toml: ['exec', 'speculate_workers'],
+    metavar: 'N',
+    defaultText: 'cores',
+    help: 'worker threads for --exec.parallel-execution',
+    parse: int(1, MAX_EXEC_WORKERS),
+    apply: (c: IbexConfig, v) => {
+      c.exec.speculateWorkers = v as number
     },
   },
 ]

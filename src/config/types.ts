@@ -205,6 +205,10 @@ export interface ExecConfig {
   cacheMb: number
   /** Worker threads recovering the senders of submitted transactions; 0 = on the main thread. */
   recoverWorkers: number
+  /** Contract transactions of a block run speculatively on worker threads (src/exec/parallel). */
+  parallelExecution: boolean
+  /** Worker threads for that speculation. */
+  speculateWorkers: number
 }
 
 /** Multi-validator IBFT settings. */

@@ -28,6 +28,7 @@ import {
 import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import { executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
+import type { Speculator } from './parallel/speculator.js'
 import { createChainVM } from './vm.js'
 
 export interface BuilderOptions {
@@ -42,6 +43,8 @@ export interface BuilderOptions {
   baseFeeRecipient: Uint8Array | undefined
   /** fsync every block commit (true in production; crash safety depends on it). */
   syncWrites: boolean
+  /** Parallel execution of contract transactions (src/exec/parallel); unset = sequential. */
+  speculator?: Speculator
 }
 
 /**
@@ -71,6 +74,8 @@ export interface BuildResult {
   included: PoolTx[]
   /** Transactions found invalid while building (to be removed from the pool). */
   dropped: { ptx: PoolTx; reason: string }[]
+  /** Parallel execution: transactions speculated on workers, and those applied from their run. */
+  speculation: { sent: number; applied: number }
 }
 
 export class BlockBuilder {
@@ -126,7 +131,7 @@ export class BlockBuilder {
     )
     // the accounts this block changed, as committed: readers at the new head find them cached
     this.#sm.seedReadCache(store.db, block.header.stateRoot)
-    return { block, included: executed.included, dropped: executed.dropped }
+    return { block, included: executed.included, dropped: executed.dropped, speculation: executed.speculation }
   }
 
   /** Header fields, body execution and roots of the next block on `vm`/`sm` (src/exec/blockExec.ts). */
@@ -144,9 +149,11 @@ export class BlockBuilder {
     })
     const choice = { coinbase: this.#opts.coinbase, timestamp, extraData, gasLimit: parent.header.gasLimit }
     const fields = nextHeaderFields(parent, common, choice)
+    const speculator = this.#opts.speculator
     const executed = await executeTransactions(vm, sm, common, fields, candidates, {
       strict: false,
       baseFeeRecipient: this.#opts.baseFeeRecipient,
+      speculation: speculator === undefined ? undefined : { speculator, parentStateRoot: parent.header.stateRoot },
     })
     const { header, transactionBytes } = await finishHeader(sm, common, fields, executed)
     return { header, transactionBytes, executed }

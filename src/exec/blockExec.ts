@@ -6,8 +6,9 @@
  *   nextHeaderFields(parent, coinbase, timestamp, extraData, gasLimit)
  *     ─▶ executeTransactions: one state checkpoint around the block; pre-block system calls,
  *        each transaction (plain value transfers without the EVM, transfers.ts; the rest
- *        through runTx), receipts, bloom, base fee to its recipient; the commit flushes the
- *        state manager's write caches to the trie once
+ *        through runTx — or, with parallel execution on, from its speculative run on a worker
+ *        when what it read still holds, src/exec/parallel), receipts, bloom, base fee to its
+ *        recipient; the commit flushes the state manager's write caches to the trie once
  *     ─▶ finishHeader: state root, transactions / receipts roots (trieRoot.ts, one pass), bloom,
  *        gas used
  *
@@ -26,6 +27,9 @@ import type { ChainBlock } from '../chain/store.js'
 import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../chain/trieRoot.js'
 import { IBFT_MIX_HASH } from '../consensus/ibft/index.js'
 import { effectiveGasPrice } from '../txpool/validate.js'
+import type { SpeculatedBlock, Speculator } from './parallel/speculator.js'
+import type { SpeculatedRun } from './parallel/types.js'
+import { applyOps, readsHold } from './parallel/validate.js'
 import { applyPreBlockSystemCalls } from './systemCalls.js'
 import { applyTransfer, TRANSFER_GAS, transfersApply } from './transfers.js'
 import { envBlock } from './vm.js'
@@ -80,6 +84,8 @@ export interface ExecutedTxs<T extends ExecTx> {
   receipts: StoredReceipt[]
   bloom: Uint8Array
   gasUsed: bigint
+  /** Parallel execution: transactions speculated on workers, and those applied from their run. */
+  speculation: { sent: number; applied: number }
 }
 
 export interface ExecuteOptions {
@@ -89,6 +95,11 @@ export interface ExecuteOptions {
   baseFeeRecipient: Uint8Array | undefined
   /** Plain value transfers without the EVM (transfers.ts); default true, false to compare. */
   fastTransfers?: boolean
+  /**
+   * Parallel execution (src/exec/parallel): contract transactions run speculatively on workers
+   * against the parent's committed state (`parentStateRoot`); same results either way.
+   */
+  speculation?: { speculator: Speculator; parentStateRoot: Uint8Array }
 }
 
 /**
@@ -104,12 +115,20 @@ export async function executeTransactions<T extends ExecTx>(
   items: readonly T[],
   opts: ExecuteOptions,
 ): Promise<ExecutedTxs<T>> {
-  const env = envBlock(createBlockHeader(fields, headerOptions(common)))
+  const header = createBlockHeader(fields, headerOptions(common))
+  const env = envBlock(header)
+  // sent before anything runs here: the workers start while the system calls and transfers run
+  const speculated = opts.speculation?.speculator.speculate({
+    parentStateRoot: opts.speculation.parentStateRoot,
+    header,
+    hardfork: vm.common.hardfork(),
+    items,
+  })
   // one checkpoint across the block (as ethereumjs' runBlock): the state manager's write caches
   // reach the trie once, at the commit below, instead of after every transaction
   await sm.checkpoint()
   try {
-    const out = await executeBody(vm, sm, common, fields, env, items, opts)
+    const out = await executeBody(vm, sm, common, fields, env, items, opts, speculated)
     await sm.commit()
     return out
   } catch (err) {
@@ -126,6 +145,7 @@ async function executeBody<T extends ExecTx>(
   env: ReturnType<typeof envBlock>,
   items: readonly T[],
   opts: ExecuteOptions,
+  speculated: SpeculatedBlock | undefined,
 ): Promise<ExecutedTxs<T>> {
   const number = fields.number as bigint
   const timestamp = fields.timestamp as bigint
@@ -146,11 +166,13 @@ async function executeBody<T extends ExecTx>(
     receipts: [],
     bloom: new Uint8Array(BLOOM_BYTES),
     gasUsed: 0n,
+    speculation: { sent: speculated?.sent ?? 0, applied: 0 },
   }
   const blocked = new Set<string>()
   const coinbase = fields.coinbase as Address
   const fast = opts.fastTransfers !== false && baseFee !== undefined && transfersApply(common)
-  for (const ptx of items) {
+  for (let i = 0; i < items.length; i++) {
+    const ptx = items[i] as T
     if (blocked.has(ptx.senderHex)) continue
     if (ptx.tx.gasLimit > gasLimit - out.gasUsed) {
       if (opts.strict)
@@ -178,6 +200,15 @@ async function executeBody<T extends ExecTx>(
       out.included.push(ptx)
       continue
     }
+    const run = speculated === undefined ? undefined : await speculated.get(i)
+    if (run?.ok === true && (await applySpeculated(sm, run, coinbase))) {
+      out.speculation.applied++
+      out.gasUsed += run.gasUsed
+      out.receipts.push(receiptOf(ptx, run.status, run.gasUsed, out.gasUsed, run.logs, run.createdAddress, baseFee))
+      orBloom(out.bloom, logsBloom(run.logs))
+      out.included.push(ptx)
+      continue
+    }
     let result: Awaited<ReturnType<typeof runTx>>
     try {
       result = await runTx(vm, { tx: ptx.tx, block: env, skipHardForkValidation: true, blockGasUsed: out.gasUsed })
@@ -190,19 +221,8 @@ async function executeBody<T extends ExecTx>(
     }
     out.gasUsed += result.totalGasSpent
     const logs = (result.execResult.logs ?? []) as LogTuple[]
-    out.receipts.push({
-      type: ptx.tx.type,
-      status: result.execResult.exceptionError === undefined ? 1 : 0,
-      root: undefined,
-      cumulativeGasUsed: out.gasUsed,
-      gasUsed: result.totalGasSpent,
-      logs,
-      from: ptx.sender,
-      contractAddress: result.createdAddress?.bytes,
-      effectiveGasPrice: baseFee === undefined ? txGasPrice(ptx.tx) : effectiveGasPrice(ptx.tx, baseFee),
-      blobGasUsed: 0n,
-      blobGasPrice: 0n,
-    })
+    const status = result.execResult.exceptionError === undefined ? 1 : 0
+    out.receipts.push(receiptOf(ptx, status, result.totalGasSpent, out.gasUsed, logs, result.createdAddress?.bytes, baseFee))
     orBloom(out.bloom, logsBloom(logs))
     out.included.push(ptx)
   }
@@ -214,6 +234,48 @@ async function executeBody<T extends ExecTx>(
     await sm.putAccount(recipient, account)
   }
   return out
+}
+
+function receiptOf(
+  ptx: ExecTx,
+  status: 0 | 1,
+  gasUsed: bigint,
+  cumulativeGasUsed: bigint,
+  logs: LogTuple[],
+  contractAddress: Uint8Array | undefined,
+  baseFee: bigint | undefined,
+): StoredReceipt {
+  return {
+    type: ptx.tx.type,
+    status,
+    root: undefined,
+    cumulativeGasUsed,
+    gasUsed,
+    logs,
+    from: ptx.sender,
+    contractAddress,
+    effectiveGasPrice: baseFee === undefined ? txGasPrice(ptx.tx) : effectiveGasPrice(ptx.tx, baseFee),
+    blobGasUsed: 0n,
+    blobGasPrice: 0n,
+  }
+}
+
+/**
+ * Applies a speculative run at its turn when every value it read still holds (src/exec/parallel/
+ * validate.ts); false, with nothing changed, when it does not (then runTx runs the transaction).
+ */
+async function applySpeculated(sm: MerkleStateManager, run: SpeculatedRun, coinbase: Address): Promise<boolean> {
+  if (!(await readsHold(sm, run.reads))) return false
+  await sm.checkpoint()
+  try {
+    await applyOps(sm, run.ops, coinbase)
+  } catch {
+    // the replay met what runTx would not have: undo it and let runTx decide
+    await sm.revert()
+    return false
+  }
+  await sm.commit()
+  return true
 }
 
 /** finishHeader completes `fields` with the state root and what the execution produced. */
