@@ -16,9 +16,9 @@ import { runTx } from '@ethereumjs/vm'
 import type { Database } from '../chain/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
-import { type CallState, callStateFor, dropCallState } from './callState.js'
+import { type CallState, callStateFor, dropCallState, keptCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
-import { fastCall } from './fast/index.js'
+import { fastCall, fastCallsEnabled } from './fast/index.js'
 
 export interface CallRequest {
   from?: Uint8Array
@@ -93,20 +93,34 @@ export function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Co
   return tx
 }
 
+export interface AttemptOptions {
+  reportAccessList?: boolean
+  /**
+   * The caller needs the return data and error only (eth_call), not an access list: a plain
+   * message then runs on the fast interpreter (fastAttempt) or skips runTx (directCall).
+   */
+  returnOnly?: boolean
+  /** fastAttempt already declined this message: go straight to ethereumjs. */
+  fastTried?: boolean
+}
+
 /**
  * One execution of `req` with `gas` on the block's state, on the VM and state reused by every
- * call at that root (callState.ts): inside a checkpoint reverted afterwards, so nothing persists.
- * `returnOnly`: the caller needs the return data and error only (eth_call), not gas used or an
- * access list — a plain message then skips runTx (see directCall).
+ * call at that root (callState.ts): inside a checkpoint reverted afterwards, so nothing persists
+ * (the fast interpreter, which never writes, runs outside it).
  */
 export async function attempt(
   env: Env,
   req: CallRequest,
   gas: bigint,
-  opts: { reportAccessList?: boolean; returnOnly?: boolean } = {},
+  opts: AttemptOptions = {},
 ): Promise<CallOutcome> {
   const { block, store, db } = env
   const state = await callStateFor(store, db, block)
+  if (opts.returnOnly === true && opts.reportAccessList !== true && opts.fastTried !== true) {
+    const fast = fastAttempt(env, state, req, gas)
+    if (fast !== undefined) return fast
+  }
   return state.exclusive(async () => {
     const { sm, vm, common } = state
     const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
@@ -120,7 +134,7 @@ export async function attempt(
     const noFees = !hasFees(req)
     const env = state.envBlock(block, noFees && block.header.baseFeePerGas !== undefined)
     if (opts.returnOnly === true && opts.reportAccessList !== true && noFees) {
-      const direct = await directCall(db, store, state, env, req, from, account, gas)
+      const direct = await directCall(store, state, env, req, from, account, gas)
       if (direct !== undefined) return direct
     }
     const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
@@ -160,6 +174,8 @@ interface IntrinsicParams {
   nonZeroByte: bigint
   /** EIP-7623's calldata floor, when active. */
   floorPerToken: bigint | undefined
+  /** The fork has EIPs whose transaction rules only runTx reproduces (RUN_TX_ONLY_EIPS). */
+  runTxOnly: boolean
 }
 
 const intrinsicByState = new WeakMap<CallState, IntrinsicParams>()
@@ -174,6 +190,7 @@ function intrinsicParams(state: CallState): IntrinsicParams {
       zeroByte: c.param('txDataZeroGas'),
       nonZeroByte: c.param('txDataNonZeroGas'),
       floorPerToken: c.isActivatedEIP(7623) ? c.param('totalCostFloorPerToken') : undefined,
+      runTxOnly: RUN_TX_ONLY_EIPS.some((eip) => state.common.isActivatedEIP(eip)),
     }
     intrinsicByState.set(state, p)
   }
@@ -193,6 +210,54 @@ function outcomeOf(returnValue: Uint8Array, gasUsed: bigint, error: string | und
 /** EIPs whose transaction rules the direct path does not reproduce: those messages go through runTx. */
 const RUN_TX_ONLY_EIPS = [7864, 7928, 8037]
 
+const EMPTY = new Uint8Array(0)
+
+/**
+ * The intrinsic gas of a direct message with `data` (EIP-2028 calldata; EIP-7623's floor as the
+ * minimum), or undefined when it is not one (the fork needs runTx) or `gas` does not cover it
+ * (runTx words that error).
+ */
+function directIntrinsicGas(state: CallState, data: Uint8Array, gas: bigint): bigint | undefined {
+  const p = intrinsicParams(state)
+  if (p.runTxOnly) return undefined
+  let zeros = 0
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
+  const nonZeros = data.length - zeros
+  const intrinsic = p.txGas + BigInt(zeros) * p.zeroByte + BigInt(nonZeros) * p.nonZeroByte
+  const floor = p.floorPerToken === undefined ? 0n : p.txGas + p.floorPerToken * BigInt(zeros + nonZeros * 4)
+  return gas < intrinsic || gas < floor ? undefined : intrinsic
+}
+
+/**
+ * A fee-less message call (`to` set, no access list) answered by the fast interpreter
+ * (src/exec/fast) as directCall would answer it, or undefined: not such a message, or the
+ * interpreter bailed out (it wrote nothing) — run attempt() on ethereumjs. Synchronous, and
+ * outside the CallState's checkpoint (it never touches ethereumjs' state): no sender read, no
+ * checkpoint, no revert. A sender short of the value makes the interpreter bail out, so
+ * attempt() reports the insufficient funds as before.
+ */
+function fastAttempt(env: Env, state: CallState, req: CallRequest, gas: bigint): CallOutcome | undefined {
+  if (req.to === undefined || req.accessList !== undefined || hasFees(req) || !fastCallsEnabled()) return undefined
+  const data = req.data ?? EMPTY
+  const intrinsic = directIntrinsicGas(state, data, gas)
+  if (intrinsic === undefined) return undefined
+  const header = env.block.header
+  const fast = fastCall({
+    evm: state.vm.evm as EVM,
+    db: env.db,
+    store: env.store,
+    stateRoot: header.stateRoot,
+    header,
+    zeroBaseFee: true,
+    from: req.from ?? ZERO_ADDRESS.bytes,
+    to: req.to,
+    value: req.value ?? 0n,
+    data,
+    gas: gas - intrinsic,
+  })
+  return fast === undefined ? undefined : outcomeOf(fast.returnValue, intrinsic + fast.executionGasUsed, fast.error)
+}
+
 /**
  * A fee-less message call (`to` set, no access list) run as geth's ApplyMessage runs it, without
  * building a transaction and going through runTx's checks, fee and receipt work (two thirds of a
@@ -201,11 +266,9 @@ const RUN_TX_ONLY_EIPS = [7864, 7928, 8037]
  * bumped when it has code (a contract or an EIP-7702 account can observe it; an EOA cannot), and
  * evm.runCall with gas price 0 — the same return data and error as runTx gives
  * (src/exec/call.test.ts compares them). undefined: not such a message, take runTx.
- * The message runs first on the fast interpreter (src/exec/fast), and on evm.runCall when that
- * bails out (nothing it did is kept: it never writes).
+ * eth_call's messages reach it only when the fast interpreter declined them (fastAttempt).
  */
 async function directCall(
-  db: Database,
   store: ChainStore,
   state: CallState,
   block: Block,
@@ -216,30 +279,10 @@ async function directCall(
 ): Promise<CallOutcome | undefined> {
   const { vm, common, sm } = state
   if (req.to === undefined || req.accessList !== undefined) return undefined
-  if (RUN_TX_ONLY_EIPS.some((eip) => common.isActivatedEIP(eip))) return undefined
-  const data = req.data ?? new Uint8Array(0)
-  let zeros = 0
-  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
-  const nonZeros = data.length - zeros
-  const p = intrinsicParams(state)
-  const intrinsic = p.txGas + BigInt(zeros) * p.zeroByte + BigInt(nonZeros) * p.nonZeroByte
-  const floor = p.floorPerToken === undefined ? 0n : p.txGas + p.floorPerToken * BigInt(zeros + nonZeros * 4)
-  // too little gas: runTx words the error
-  if (gas < intrinsic || gas < floor) return undefined
+  const data = req.data ?? EMPTY
+  const intrinsic = directIntrinsicGas(state, data, gas)
+  if (intrinsic === undefined) return undefined
   const evm = vm.evm
-  const fast = fastCall({
-    evm: evm as EVM,
-    db,
-    store,
-    stateRoot: block.header.stateRoot,
-    block,
-    from: from.bytes,
-    to: req.to,
-    value: req.value ?? 0n,
-    data,
-    gas: gas - intrinsic,
-  })
-  if (fast !== undefined) return outcomeOf(fast.returnValue, intrinsic + fast.executionGasUsed, fast.error)
   const journal = evm.journal
   journal.cleanJournal()
   await journal.checkpoint()
@@ -307,7 +350,11 @@ export function callGas(req: CallRequest, limits: CallLimits, block: ChainBlock)
  * this runs, from the result cache of the thread that schedules calls (ExecPool.call, callCache.ts).
  */
 export async function call(env: Env, req: CallRequest, limits: CallLimits): Promise<Uint8Array> {
-  const outcome = await withTimeout(attempt(env, req, callGas(req, limits, env.block), { returnOnly: true }), limits.timeoutMs)
+  const gas = callGas(req, limits, env.block)
+  // the fast interpreter runs synchronously (its own deadline check stops it): no timer needed
+  const outcome =
+    fastAttempt(env, keptCallState(env.store, env.block) ?? (await callStateFor(env.store, env.db, env.block)), req, gas) ??
+    (await withTimeout(attempt(env, req, gas, { returnOnly: true, fastTried: true }), limits.timeoutMs))
   if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
   if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
   return outcome.returnValue

@@ -81,9 +81,19 @@ export class CallState {
 }
 
 const byStore = new WeakMap<ChainStore, CallState[]>()
+/** The CallState last found for a header (no key to build per call); checked against the store's list. */
+const byHeader = new WeakMap<ChainBlock['header'], CallState>()
+
+/** The CallState for `block` when one is kept already (synchronous: the hot path of eth_call). */
+export function keptCallState(store: ChainStore, block: ChainBlock): CallState | undefined {
+  const state = byHeader.get(block.header)
+  return state !== undefined && byStore.get(store)?.includes(state) === true ? state : undefined
+}
 
 /** The CallState for `block`'s state root and fork (built on first use). */
 export async function callStateFor(store: ChainStore, db: Database, block: ChainBlock): Promise<CallState> {
+  const kept = keptCallState(store, block)
+  if (kept !== undefined) return kept
   const common = block.header.common
   const key = `${Buffer.from(block.header.stateRoot).toString('hex')}:${common.hardfork()}`
   let list = byStore.get(store)
@@ -92,7 +102,10 @@ export async function callStateFor(store: ChainStore, db: Database, block: Chain
     byStore.set(store, list)
   }
   const found = list.find((s) => s.key === key)
-  if (found !== undefined) return found
+  if (found !== undefined) {
+    byHeader.set(block.header, found)
+    return found
+  }
   // the rules of the block the call runs in (an imported chain changes forks along the way)
   const own = common.copy()
   memoizeParams(own)
@@ -100,6 +113,7 @@ export async function callStateFor(store: ChainStore, db: Database, block: Chain
   const state = new CallState(key, own, sm, await createChainVM(store, own, sm))
   list.unshift(state)
   if (list.length > CALL_STATES_PER_STORE) list.pop()
+  byHeader.set(block.header, state)
   return state
 }
 

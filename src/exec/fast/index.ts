@@ -3,8 +3,10 @@
  * list), run synchronously on the state at the block's root instead of through ethereumjs' async
  * interpreter, journal and trie walker — which cost most of a view call.
  *
- *   attempt (call.ts) ─▶ directCall: intrinsic gas ─▶ fastCall ─┬─ answer ─▶ CallOutcome
- *                                                               └─ undefined ─▶ ethereumjs (evm.runCall)
+ *   call / attempt (call.ts) ─▶ fastAttempt: intrinsic gas ─▶ fastCall ─┬─ answer ─▶ CallOutcome
+ *                                                                       └─ undefined ─▶ attempt: checkpoint ─▶ directCall (evm.runCall) ─▶ revert
+ *   (the fast path runs outside the CallState's checkpoint and eth_call's timer: it never writes
+ *   ethereumjs' state, and it checks the EVM deadline itself)
  *   fastCall ─▶ World (world.ts: root's flat read caches ─miss─▶ src/state/trieLookup.ts; own writes + journal)
  *            ─▶ message (calls.ts) ─▶ runFrame (interpreter.ts, ops.ts) ─▶ nested messages …
  *
@@ -24,7 +26,7 @@
  * - A call checks the EVM deadline (pool/deadline.ts) every DEADLINE_CHECK_OPS opcodes and throws
  *   its EvmDeadlineError, which passes through to the task like ethereumjs' does.
  */
-import type { Block } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
 import type { EVM } from '@ethereumjs/evm'
 import type { Database } from '../../chain/db.js'
 import type { ChainStore } from '../../chain/store.js'
@@ -62,8 +64,10 @@ export interface FastCallParams {
   store: ChainStore
   /** State root the call reads. */
   stateRoot: Uint8Array
-  /** The block environment (zero base fee for a fee-less call: CallState.envBlock). */
-  block: Block
+  /** The header of the block the call runs in. */
+  header: BlockHeader
+  /** BASEFEE reads 0 (a fee-less call, as geth runs it) instead of the header's base fee. */
+  zeroBaseFee: boolean
   from: Uint8Array
   to: Uint8Array
   value: bigint
@@ -79,12 +83,18 @@ export interface FastCallResult {
   error: string | undefined
 }
 
-const envs = new WeakMap<Block, BlockEnv>()
+/** Block environments by header: [as the header says, with a zero base fee]. */
+const envs = new WeakMap<BlockHeader, [BlockEnv | undefined, BlockEnv | undefined]>()
 
-function blockEnv(block: Block, chainId: bigint): BlockEnv {
-  let env = envs.get(block)
+function blockEnv(h: BlockHeader, zeroBaseFee: boolean, chainId: bigint): BlockEnv {
+  let pair = envs.get(h)
+  if (pair === undefined) {
+    pair = [undefined, undefined]
+    envs.set(h, pair)
+  }
+  const i = zeroBaseFee ? 1 : 0
+  let env = pair[i]
   if (env === undefined) {
-    const h = block.header
     let blobBaseFee: bigint | undefined
     try {
       blobBaseFee = h.getBlobGasPrice()
@@ -97,11 +107,11 @@ function blockEnv(block: Block, chainId: bigint): BlockEnv {
       coinbase: bytesToWord(h.coinbase.bytes),
       prevRandao: bytesToWord(h.prevRandao),
       gasLimit: h.gasLimit,
-      baseFee: h.baseFeePerGas,
+      baseFee: h.baseFeePerGas === undefined ? undefined : zeroBaseFee ? 0n : h.baseFeePerGas,
       blobBaseFee,
       chainId,
     }
-    envs.set(block, env)
+    pair[i] = env
   }
   return env
 }
@@ -126,15 +136,15 @@ export function fastCall(p: FastCallParams): FastCallResult | undefined {
 }
 
 function run(p: FastCallParams, rules: NonNullable<ReturnType<typeof rulesFor>>): FastCallResult {
-  const world = new World(p.db, p.stateRoot)
+  // the precompiles are warm from the start: the world knows them without inserting them
+  const world = new World(p.db, p.stateRoot, rules.precompiles)
   const fromWord = bytesToWord(p.from)
   const toWord = bytesToWord(p.to)
   const fromKey = addressKey(fromWord)
   const toKey = addressKey(toWord)
-  for (const key of rules.precompiles.keys()) world.warmForever(key)
   world.warmForever(fromKey)
   world.warmForever(toKey)
-  const env = blockEnv(p.block, p.evm.common.chainId())
+  const env = blockEnv(p.header, p.zeroBaseFee, rules.chainId)
   if (rules.warmCoinbase) world.warmForever(addressKey(env.coinbase))
   // as directCall: a sender with code (a contract, an EIP-7702 account) has its nonce bumped
   const sender = world.account(fromKey)

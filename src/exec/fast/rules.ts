@@ -74,6 +74,7 @@ export interface Rules {
   warmCoinbase: boolean
   /** Precompiles by address (40 hex digits): ethereumjs' functions. */
   precompiles: Map<string, unknown>
+  chainId: bigint
 }
 
 interface OpcodeEntry {
@@ -134,5 +135,6 @@ function buildRules(evm: EVM, common: Common): Rules {
     callDepth: p('stackLimit'),
     warmCoinbase: common.isActivatedEIP(3651),
     precompiles: evm.precompiles as Map<string, unknown>,
+    chainId: common.chainId(),
   }
 }

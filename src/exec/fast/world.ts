@@ -129,15 +129,18 @@ export class World {
   readonly #db: Database
   readonly #shared: RootReadCache
   readonly #root: Uint8Array
+  /** Addresses warm in every call of the fork (the precompiles), never inserted into #warm. */
+  readonly #alwaysWarm: ReadonlyMap<string, unknown>
   readonly #accounts = new Map<string, Account>()
   readonly #warm = new Set<string>()
   readonly #warmSlots = new Set<string>()
   readonly #transient = new Map<string, bigint>()
   readonly #journal: Entry[] = []
 
-  constructor(db: Database, root: Uint8Array) {
+  constructor(db: Database, root: Uint8Array, alwaysWarm: ReadonlyMap<string, unknown>) {
     this.#db = db
     this.#root = root
+    this.#alwaysWarm = alwaysWarm
     this.#shared = readCacheFor(db, root)
   }
 
@@ -230,12 +233,12 @@ export class World {
   }
 
   isWarm(key: string): boolean {
-    return this.#warm.has(key)
+    return this.#warm.has(key) || this.#alwaysWarm.has(key)
   }
 
   /** Warms an address; true when it was cold. */
   warmAddress(key: string): boolean {
-    if (this.#warm.has(key)) return false
+    if (this.#warm.has(key) || this.#alwaysWarm.has(key)) return false
     this.#warm.add(key)
     this.#journal.push({ kind: J_WARM_ADDRESS, account: undefined, key, prev: undefined })
     return true
