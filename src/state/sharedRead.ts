@@ -25,6 +25,7 @@ import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/sta
 import type { Address } from '@ethereumjs/util'
 import { type Account, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
+import { putStorageCached } from './cachedStorage.js'
 import { codeCache, type RootReadCache } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
@@ -191,7 +192,8 @@ export class SharedReadStateManager extends MerkleStateManager {
     // without ethereumjs' Caches the write changes the account's storage root
     if (this._caches === undefined) this.#accounts.add(addr)
     this.#own()
-    return super.putStorage(address, key, value)
+    // with them it stays in the storage cache until a flush (cachedStorage.ts)
+    if (!(await putStorageCached(this, address, key, value))) return super.putStorage(address, key, value)
   }
 
   override async clearStorage(address: Address): Promise<void> {

@@ -36,6 +36,11 @@ export class TrieStore implements DB<string, string | Uint8Array> {
     this.#overlay = overlay
   }
 
+  /** The database underneath (committed nodes only: trieLookup.ts reads them directly). */
+  get database(): Database {
+    return this.#db
+  }
+
   /** Number of writes waiting for the next flush. */
   get pendingWrites(): number {
     return this.#overlay.size

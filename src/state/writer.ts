@@ -9,22 +9,71 @@
  * hash goes through putAccount), so recording putAccount and deleteAccount sees every account
  * the block changed.
  */
-import { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { Account, Address } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import { type Account, type Address, createAccountFromRLP } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
+import { putStorageCached } from './cachedStorage.js'
 import { readCacheFor } from './readCache.js'
+import { MISSING_NODE, trieRead } from './trieLookup.js'
 
 function hexOf(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 }
 
+const RLP_EMPTY_STRING = Uint8Array.of(0x80)
+
 export class WriterStateManager extends MerkleStateManager {
   /** Accounts written since the last seed (hex → address). */
   readonly #written = new Map<string, Address>()
+  /** Where the committed trie nodes are, for reads that miss the write caches (trieLookup.ts). */
+  readonly #db: Database | undefined
+
+  constructor(opts: MerkleStateManagerOpts, db?: Database) {
+    super(opts)
+    this.#db = db
+  }
+
+  /**
+   * As MerkleStateManager.getAccount (write cache first, then the trie, the answer cached), with
+   * the trie read straight from the committed nodes: during a block nothing reaches the account
+   * trie before the flush, so its root is a committed one; a root that is not (its nodes in a
+   * TrieStore overlay) answers MISSING_NODE and is read through ethereumjs.
+   */
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const accounts = this._caches?.account
+    if (accounts === undefined || this.#db === undefined) return super.getAccount(address)
+    const elem = accounts.get(address)
+    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined
+    const raw = trieRead(this.#db, this._trie.root(), address.bytes)
+    if (raw === MISSING_NODE) return super.getAccount(address)
+    const account = raw === undefined ? undefined : createAccountFromRLP(raw)
+    accounts.put(address, account)
+    return account
+  }
+
+  /** As MerkleStateManager.getStorage, the slot read from the committed storage trie's nodes (see getAccount). */
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const slots = this._caches?.storage
+    if (slots === undefined || this.#db === undefined || key.length !== 32) return super.getStorage(address, key)
+    const cached = slots.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (account === undefined) return new Uint8Array()
+    const raw = trieRead(this.#db, account.storageRoot, key)
+    if (raw === MISSING_NODE) return super.getStorage(address, key)
+    slots.put(address, key, raw ?? RLP_EMPTY_STRING)
+    return RLP.decode(raw ?? new Uint8Array(0)) as Uint8Array
+  }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     this.#written.set(hexOf(address.bytes), address)
     return super.putAccount(address, account)
+  }
+
+  /** Into the write cache only, until the flush (cachedStorage.ts). */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (!(await putStorageCached(this, address, key, value))) return super.putStorage(address, key, value)
   }
 
   override async deleteAccount(address: Address): Promise<void> {

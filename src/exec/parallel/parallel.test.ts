@@ -15,6 +15,7 @@
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
+import { setCachedStorageWrites } from '../../state/cachedStorage.js'
 import { stateAt } from '../../state/index.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { REPO } from '../../../bench/repo.js'
@@ -243,5 +244,20 @@ describe('parallel execution on worker threads', () => {
     expect(par.speculation[0]).toEqual({ sent: 32, applied: 32 })
     await par.c.close()
     await seq.c.close()
+  }, 120_000)
+})
+
+describe('storage writes kept in the write cache until the flush (src/state/cachedStorage.ts)', () => {
+  it('builds the same blocks as writing every SSTORE through the storage trie', async () => {
+    const cached = sequential ?? (await buildAll('off'))
+    setCachedStorageWrites(false)
+    let through: Built
+    try {
+      through = await buildAll('off')
+    } finally {
+      setCachedStorageWrites(true)
+    }
+    expectSameBlocks(cached, through)
+    await through.c.close()
   }, 120_000)
 })
