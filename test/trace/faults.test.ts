@@ -22,6 +22,12 @@ const CRASH_ADDRESS = `0x${'de'.repeat(20)}`
 const EVM_TIMEOUT_MS = 1000
 /** Under the response cap (25 MB), so it is the trace's own limit that applies. */
 const TRACE_MAX_BYTES = 20_000_000
+/**
+ * Gas cap of this node and gas of the spinning calls: a JUMP loop burns 50M gas (the default
+ * cap) in well under EVM_TIMEOUT_MS on the fast interpreter and would end `out of gas`; 2e9 keeps
+ * it spinning for seconds on any path, so the timeout is what stops it.
+ */
+const SPIN_GAS = 2_000_000_000n
 /** A main thread answering eth_blockNumber slower than this is blocked. */
 const RESPONSIVE_MS = 250
 
@@ -36,6 +42,7 @@ beforeAll(async () => {
     args: [
       '--http.api', 'eth,net,web3,txpool,debug',
       '--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`,
+      '--rpc.gascap', String(SPIN_GAS),
       '--exec.workers', '1',
       '--exec.call-queue', '2',
       '--exec.trace-queue', '1',
@@ -64,7 +71,7 @@ async function worstBlockNumberMs(n: number): Promise<number> {
   return worst
 }
 
-const spinCall = () => ({ from: sender.address, to: spin, gas: '0x2faf080' })
+const spinCall = () => ({ from: sender.address, to: spin, gas: `0x${SPIN_GAS.toString(16)}` })
 
 async function stillServing(): Promise<void> {
   expect(await rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest'])).toBe('0x')
