@@ -29,6 +29,8 @@ import {
   treeRssMiB,
 } from './peers/index.js'
 import { type Report, writeReport } from './report/markdown.js'
+import { pauseOthersWhileMeasuring } from './load/index.js'
+import { descendants } from './peers/process.js'
 import { RESULTS_DIR } from './repo.js'
 import { SCENARIOS } from './scenarios/index.js'
 import { RequestFactory } from './scenarios/requests.js'
@@ -127,6 +129,10 @@ try {
   const versions: Record<string, string> = {}
   for (const n of [...nodes, bare]) versions[n.name] = n.version
 
+  // one node at a time: the others (and their child processes) are paused while it is measured
+  pauseOthersWhileMeasuring(() =>
+    [bare, ...sctx.nodes].map((n) => ({ url: n.url, pids: [n.proc.pid, ...descendants(n.proc.pid)] })),
+  )
   const done = new Map<string, ScenarioResult>()
   const sctx: ScenarioContext = {
     nodes,

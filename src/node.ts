@@ -281,6 +281,7 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
     traceQueue: c.traceQueue,
     workerHeapMb: c.workerHeapMb,
     cacheBytes: c.cacheMb * 1024 * 1024,
+    inlineCallMs: c.inlineCallMs,
   })
   log.info(exec.offloaded ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers` : 'execution pool off: calls and traces run on the main thread')
   return exec

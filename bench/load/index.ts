@@ -101,8 +101,57 @@ function statsOf(parts: TagResult[], seconds: number): Stats & { hist: Histogram
   }
 }
 
-/** Runs `job` and returns the merged summary. */
-export async function generate(job: LoadJob, opts: GeneratorOptions = {}): Promise<Summary> {
+/**
+ * Nodes under test that are paused (SIGSTOP) while another one is measured, and resumed
+ * (SIGCONT) right after: an idle peer's background work (timers, GC, database compaction) then
+ * takes no CPU from the node being measured. On a 2-core box a single-threaded server loses more
+ * to such neighbours than a multi-threaded one does, so without this the order and the set of
+ * peers in a run would shape each node's figures.
+ */
+let quietNodes: (() => { url: string; pids: number[] }[]) | undefined
+/** Measurements in progress per target URL (the traces scenario runs two at once on one node). */
+const measuring = new Map<string, number>()
+
+/** Registers the nodes to pause while another is measured (run.ts); undefined = none. */
+export function pauseOthersWhileMeasuring(nodes: (() => { url: string; pids: number[] }[]) | undefined): void {
+  quietNodes = nodes
+}
+
+function signalOthers(url: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const node of quietNodes?.() ?? []) {
+    if (node.url === url) continue
+    for (const pid of node.pids) {
+      try {
+        process.kill(pid, signal)
+      } catch {
+        // exited (a node restarted for the write path): nothing to pause
+      }
+    }
+  }
+}
+
+/** Runs `fn` (a measurement of the node at `url`) with every other registered node paused. */
+export async function whileMeasuring<T>(url: string, fn: () => Promise<T>): Promise<T> {
+  const running = measuring.get(url) ?? 0
+  measuring.set(url, running + 1)
+  if (running === 0) signalOthers(url, 'SIGSTOP')
+  try {
+    return await fn()
+  } finally {
+    const left = (measuring.get(url) ?? 1) - 1
+    if (left === 0) {
+      measuring.delete(url)
+      signalOthers(url, 'SIGCONT')
+    } else measuring.set(url, left)
+  }
+}
+
+/** Runs `job` and returns the merged summary (other registered nodes paused meanwhile). */
+export function generate(job: LoadJob, opts: GeneratorOptions = {}): Promise<Summary> {
+  return whileMeasuring(job.url, () => generateNow(job, opts))
+}
+
+async function generateNow(job: LoadJob, opts: GeneratorOptions): Promise<Summary> {
   const n = Math.max(1, Math.min(opts.processes ?? 1, job.connections))
   const jobs: LoadJob[] = []
   for (let i = 0; i < n; i++) {

@@ -79,6 +79,7 @@ export function spawnTracked(name: string, command: string, args: string[], opts
     running,
     async stop() {
       if (!running()) return
+      child.kill('SIGCONT') // paused while another node was measured (load/index.ts)
       child.kill('SIGTERM')
       const timer = setTimeout(() => {
         if (running()) child.kill('SIGKILL')

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks'
 import { Histogram } from '../load/histogram.js'
 import { buildRequest, Http1Connection } from '../load/http1.js'
+import { whileMeasuring } from '../load/index.js'
 import type { RunningNode } from '../peers/types.js'
 import { rpc } from '../rpc.js'
 import { bytes, type SignedTx, signTx } from '../seed/sign.js'
@@ -190,7 +191,7 @@ export const writes: Scenario = {
     )
     for (const original of [...ctx.nodes]) {
       const node = await ctx.intervalMining(original, 1)
-      const o = await drive(node, txs, ctx.opts.writeRate)
+      const o = await whileMeasuring(node.url, () => drive(node, txs, ctx.opts.writeRate))
       const tps = o.seconds > 0 ? o.included / o.seconds : 0
       rows.push({
         node: node.name,

@@ -7,6 +7,7 @@ import {
   EXEC_CACHE_MB,
   EXEC_CALL_QUEUE,
   EXEC_PARALLEL_EXECUTION,
+  EXEC_INLINE_CALL_MS,
   EXEC_RECOVER_WORKERS,
   EXEC_TRACE_MAX_BYTES,
   EXEC_TRACE_QUEUE,
@@ -110,6 +111,17 @@ export const EXEC_SETTINGS: readonly SettingDef[] = [
     parse: int(0, MAX_EXEC_WORKERS),
     apply: (c: IbexConfig, v) => {
       c.exec.recoverWorkers = v as number
+    },
+  },
+  {
+    flag: 'exec.inline-call-ms',
+    toml: ['exec', 'inline_call_ms'],
+    metavar: 'MS',
+    defaultText: String(EXEC_INLINE_CALL_MS),
+    help: 'an eth_call the fast interpreter finishes within this many ms is answered on the main thread instead of a call worker (a worker hop costs more than a view call); 0 = every call on a worker',
+    parse: int(0, 1000),
+    apply: (c: IbexConfig, v) => {
+      c.exec.inlineCallMs = v as number
     },
   },
   {

@@ -205,6 +205,8 @@ export interface ExecConfig {
   cacheMb: number
   /** Worker threads recovering the senders of submitted transactions; 0 = on the main thread. */
   recoverWorkers: number
+  /** eth_calls the fast interpreter finishes within this many ms run on the main thread; 0 = none. */
+  inlineCallMs: number
   /** Contract transactions of a block run speculatively on worker threads (src/exec/parallel). */
   parallelExecution: boolean
   /** Worker threads for that speculation. */

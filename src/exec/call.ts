@@ -18,6 +18,7 @@ import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { stateAt } from '../state/index.js'
 import { type CallState, callStateFor, dropCallState, keptCallState } from './callState.js'
 import { ExecutionError, ExecutionRevertedError, gethVmError } from './errors.js'
+import { withSyncEvmBudget } from './pool/deadline.js'
 import { fastCall, fastCallsEnabled } from './fast/index.js'
 
 export interface CallRequest {
@@ -343,6 +344,27 @@ export function callGas(req: CallRequest, limits: CallLimits, block: ChainBlock)
   if (limits.gasCap > 0n && gas > limits.gasCap) gas = limits.gasCap
   const cap = txGasCap(block)
   return cap !== undefined && gas > cap ? cap : gas
+}
+
+/**
+ * eth_call answered on the calling thread when it is quick (ExecPool.call, on the main thread): a
+ * plain message on the fast interpreter that finishes within `budgetMs`, on the block's CallState
+ * if this thread keeps one already (else one is built in the background for the next call).
+ * undefined: not answered here (not such a message, the interpreter bailed out, the budget ran
+ * out, no CallState yet) — run call() on a worker. Throws as call() does.
+ */
+export function quickCall(env: Env, req: CallRequest, limits: CallLimits, budgetMs: number): Uint8Array | undefined {
+  if (budgetMs <= 0 || req.to === undefined || req.accessList !== undefined || hasFees(req)) return undefined
+  const state = keptCallState(env.store, env.block)
+  if (state === undefined) {
+    callStateFor(env.store, env.db, env.block).catch(() => undefined)
+    return undefined
+  }
+  const outcome = withSyncEvmBudget(budgetMs, () => fastAttempt(env, state, req, callGas(req, limits, env.block)))
+  if (outcome === undefined) return undefined
+  if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
+  if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
+  return outcome.returnValue
 }
 
 /**

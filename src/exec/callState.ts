@@ -86,16 +86,43 @@ const byHeader = new WeakMap<ChainBlock['header'], CallState>()
 
 /** The CallState for `block` when one is kept already (synchronous: the hot path of eth_call). */
 export function keptCallState(store: ChainStore, block: ChainBlock): CallState | undefined {
+  const list = byStore.get(store)
   const state = byHeader.get(block.header)
-  return state !== undefined && byStore.get(store)?.includes(state) === true ? state : undefined
+  if (state !== undefined && list?.includes(state) === true) return state
+  // another object for the same block (a store read): found by its root and fork
+  const found = list?.find((s) => s.key === stateKey(block))
+  if (found !== undefined) byHeader.set(block.header, found)
+  return found
 }
+
+function stateKey(block: ChainBlock): string {
+  return `${Buffer.from(block.header.stateRoot).toString('hex')}:${block.header.common.hardfork()}`
+}
+
+/** CallStates being built, per store and key: concurrent first calls at a new root build one. */
+const building = new WeakMap<ChainStore, Map<string, Promise<CallState>>>()
 
 /** The CallState for `block`'s state root and fork (built on first use). */
 export async function callStateFor(store: ChainStore, db: Database, block: ChainBlock): Promise<CallState> {
   const kept = keptCallState(store, block)
   if (kept !== undefined) return kept
+  const key = stateKey(block)
+  let pending = building.get(store)
+  if (pending === undefined) {
+    pending = new Map()
+    building.set(store, pending)
+  }
+  let build = pending.get(key)
+  if (build === undefined) {
+    const map = pending
+    build = buildCallState(store, db, block, key).finally(() => map.delete(key))
+    pending.set(key, build)
+  }
+  return build
+}
+
+async function buildCallState(store: ChainStore, db: Database, block: ChainBlock, key: string): Promise<CallState> {
   const common = block.header.common
-  const key = `${Buffer.from(block.header.stateRoot).toString('hex')}:${common.hardfork()}`
   let list = byStore.get(store)
   if (list === undefined) {
     list = []

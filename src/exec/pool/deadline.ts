@@ -70,6 +70,27 @@ export function checkEvmDeadline(): void {
 }
 
 /**
+ * Runs the synchronous `fn` (the fast interpreter) with the EVM deadline `ms` from now: its value,
+ * or undefined when the deadline stopped it. The deadline and message of a task running around
+ * it (in-process execution) are restored afterwards.
+ */
+export function withSyncEvmBudget<T>(ms: number, fn: () => T): T | undefined {
+  const saved = { deadline, message, expired }
+  deadline = performance.now() + ms
+  message = 'inline budget spent'
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof EvmDeadlineError) return undefined
+    throw err
+  } finally {
+    deadline = saved.deadline
+    message = saved.message
+    expired = saved.expired
+  }
+}
+
+/**
  * Runs `fn` with the EVM deadline set `ms` from now. `timedOut` is true when the deadline was hit
  * during the run — even if `fn` caught the error and went on (eth_estimateGas' search does).
  */
