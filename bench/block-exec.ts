@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Address } from '@ethereumjs/util'
 import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
 import { openDatabase } from '../src/chain/db.js'
 import { buildGenesis as buildChainGenesis } from '../src/chain/genesis.js'
@@ -23,7 +22,8 @@ import { defaultConfig } from '../src/config/defaults.js'
 import { buildGenesis } from '../src/config/genesis.js'
 import { BlockBuilder } from '../src/exec/blockBuilder.js'
 import { Speculator } from '../src/exec/parallel/index.js'
-import { stateAt, TrieStore } from '../src/state/index.js'
+import { headAdmission } from '../src/exec/testing.js'
+import { TrieStore } from '../src/state/index.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 import { BENCH_GAS_LIMIT } from './peers/types.js'
@@ -80,19 +80,7 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       syncWrites: true,
       speculator,
     })
-    const state = stateAt(db, common, store.head.header.stateRoot)
-    const ctx = {
-      common,
-      chainId: common.chainId(),
-      blockGasLimit: store.head.header.gasLimit,
-      nextBaseFee: store.head.header.calcNextBaseFee(),
-      priceLimit: 0n,
-      known: () => false,
-      account: async (a: Uint8Array) => {
-        const acc = await state.getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    }
+    const ctx = headAdmission(db, store, common)
     let t = performance.now()
     const pool: PoolTx[] = []
     for (const raw of raws) pool.push(await validateTransaction(raw, ctx))

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Address, bytesToHex } from '@ethereumjs/util'
+import { bytesToHex } from '@ethereumjs/util'
 import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
 import { openDatabase } from '../src/chain/db.js'
 import { buildGenesis as buildChainGenesis } from '../src/chain/genesis.js'
@@ -21,7 +21,8 @@ import { defaultConfig } from '../src/config/defaults.js'
 import { buildGenesis } from '../src/config/genesis.js'
 import { BlockBuilder } from '../src/exec/blockBuilder.js'
 import { Speculator } from '../src/exec/parallel/index.js'
-import { stateAt, TrieStore } from '../src/state/index.js'
+import { headAdmission } from '../src/exec/testing.js'
+import { TrieStore } from '../src/state/index.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 import { BENCH_GAS_LIMIT } from './peers/types.js'
@@ -112,21 +113,10 @@ async function once(parallel: boolean, setupBlocks: Uint8Array[][], raws: Uint8A
       speculator,
     })
     const admit = async (list: Uint8Array[]) => {
-      const state = stateAt(db, common, store.head.header.stateRoot)
-      const ctx = {
-        common,
-        chainId: common.chainId(),
-        blockGasLimit: store.head.header.gasLimit,
-        nextBaseFee: store.head.header.calcNextBaseFee(),
-        priceLimit: 0n,
-        known: () => false,
-        account: async (a: Uint8Array) => {
-          const acc = await state.getAccount(new Address(a))
-          return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-        },
-      }
+      // every sender is funded and each list starts at its nonce: admission checks only the rest
+      const ctx = { ...headAdmission(db, store, common), account: async () => ({ nonce: 0n, balance: 10n ** 30n }) }
       const out: PoolTx[] = []
-      for (const raw of list) out.push(await validateTransaction(raw, { ...ctx, account: async () => ({ nonce: 0n, balance: 10n ** 30n }) }))
+      for (const raw of list) out.push(await validateTransaction(raw, ctx))
       return out
     }
     const buildAll = async (pool: PoolTx[]) => {

@@ -7,14 +7,14 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Address } from '@ethereumjs/util'
 import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
 import { openDatabase } from '../../src/chain/db.js'
 import { ChainStore } from '../../src/chain/store.js'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { buildGenesis } from '../../src/config/genesis.js'
 import { BlockBuilder } from '../../src/exec/blockBuilder.js'
-import { stateAt, TrieStore } from '../../src/state/index.js'
+import { headAdmission } from '../../src/exec/testing.js'
+import { TrieStore } from '../../src/state/index.js'
 import { validateTransaction } from '../../src/txpool/validate.js'
 import { REPO } from '../repo.js'
 import { waitForRpc } from '../rpc.js'
@@ -75,21 +75,7 @@ async function seedInProcess(
       baseFeeRecipient: recipient ? bytes(recipient) : undefined,
       syncWrites: false,
     })
-    const admission = () => {
-      const state = stateAt(db, common, store.head.header.stateRoot)
-      return {
-        common,
-        chainId: common.chainId(),
-        blockGasLimit: store.head.header.gasLimit,
-        nextBaseFee: store.head.header.calcNextBaseFee(),
-        priceLimit: 0n,
-        known: () => false,
-        account: async (a: Uint8Array) => {
-          const acc = await state.getAccount(new Address(a))
-          return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-        },
-      }
-    }
+    const admission = () => headAdmission(db, store, common)
     const t = performance.now()
     let txs = 0
     for (const step of plan.steps) {

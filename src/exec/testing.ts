@@ -4,9 +4,10 @@
  * and an admission context reading the head state.
  */
 import { join } from 'node:path'
+import type { Common } from '@ethereumjs/common'
 import { Address, hexToBytes } from '@ethereumjs/util'
 import { createChainCommon, type GenesisJson } from '../chain/common.js'
-import { openDatabase } from '../chain/db.js'
+import { type Database, openDatabase } from '../chain/db.js'
 import { buildGenesis } from '../chain/genesis.js'
 import { ChainStore } from '../chain/store.js'
 import { defaultConfig } from '../config/defaults.js'
@@ -45,21 +46,23 @@ export async function openTestChain(dir: string, opts: TestChainOptions) {
     baseFeeRecipient: undefined,
     syncWrites: opts.syncWrites ?? false,
   })
-  /** Admission checks against the current head's state (no pool: nothing is known). */
-  const admission = (): AdmissionContext => {
-    const state = stateAt(db, common, store.head.header.stateRoot)
-    return {
-      common,
-      chainId: common.chainId(),
-      blockGasLimit: store.head.header.gasLimit,
-      nextBaseFee: store.head.header.calcNextBaseFee(),
-      priceLimit: 0n,
-      known: () => false,
-      account: async (a: Uint8Array) => {
-        const acc = await state.getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    }
-  }
+  const admission = (): AdmissionContext => headAdmission(db, store, common)
   return { db, store, common, trie, builder, admission }
+}
+
+/** Admission checks against `store`'s current head state (no pool: nothing is known). */
+export function headAdmission(db: Database, store: ChainStore, common: Common): AdmissionContext {
+  const state = stateAt(db, common, store.head.header.stateRoot)
+  return {
+    common,
+    chainId: common.chainId(),
+    blockGasLimit: store.head.header.gasLimit,
+    nextBaseFee: store.head.header.calcNextBaseFee(),
+    priceLimit: 0n,
+    known: () => false,
+    account: async (a: Uint8Array) => {
+      const acc = await state.getAccount(new Address(a))
+      return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+    },
+  }
 }
