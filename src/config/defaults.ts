@@ -213,6 +213,7 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       headerTimeoutMs: HTTP_HEADER_TIMEOUT_MS,
       readTimeoutMs: HTTP_READ_TIMEOUT_MS,
       idleTimeoutMs: HTTP_IDLE_TIMEOUT_MS,
+      fastHttp: true,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
       rateLimit: { ...(dev ? RATE_LIMITS_OFF : PUBLIC_RATE_LIMITS), explicit: false },

@@ -351,6 +351,7 @@ max_connections = 10
 header_timeout = "2s"
 read_timeout = "4s"
 idle_timeout = "5s"
+fast_http = false
 max_response_bytes = 1000
 shutdown_grace = "1s"
 rate_limit = 50
@@ -446,6 +447,7 @@ trusted_proxies = ["127.0.0.1"]
         headerTimeoutMs: 2000,
         readTimeoutMs: 4000,
         idleTimeoutMs: 5000,
+        fastHttp: false,
         maxResponseBytes: 1000,
         shutdownGraceMs: 1000,
         rateLimit: { requests: 50, call: 5, logs: 4, debug: 1, burstMs: 3000, explicit: true },
@@ -524,7 +526,7 @@ trusted_proxies = ["127.0.0.1"]
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, fast_http, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
     ],
     [
       'netwrk = "dev"\n',

@@ -194,6 +194,16 @@ export const JSONRPC_PROTECTION_SETTINGS: readonly SettingDef[] = [
     },
   }),
   row({
+    flag: 'rpc.fast-http',
+    toml: ['jsonrpc', 'fast_http'],
+    defaultText: 'true',
+    help: 'read plain JSON-RPC POSTs with ibex\'s own HTTP/1.1 parser, about twice node:http\'s rate (false = node:http reads every request)',
+    parse: parseBoolean,
+    apply: (c, v) => {
+      c.jsonrpc.fastHttp = v
+    },
+  }),
+  row({
     flag: 'rpc.response-limit',
     toml: ['jsonrpc', 'max_response_bytes'],
     metavar: 'BYTES',

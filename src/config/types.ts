@@ -58,6 +58,8 @@ export interface JsonRpcConfig {
   readTimeoutMs: number
   /** An idle keep-alive connection is closed after this long, ms. */
   idleTimeoutMs: number
+  /** Plain JSON-RPC POSTs are parsed by ibex's own HTTP/1.1 reader (src/rpc/server/wire.ts); false = node:http parses every request. */
+  fastHttp: boolean
   /** Largest answer (a batch's answers together), bytes; past it calls answer -32003 `response too large`. 0 = no limit. */
   maxResponseBytes: number
   /** On shutdown, requests still running after this long are cut, ms. */

@@ -58,6 +58,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     headerTimeoutMs: rpc.headerTimeoutMs,
     readTimeoutMs: rpc.readTimeoutMs,
     idleTimeoutMs: rpc.idleTimeoutMs,
+    fastPath: rpc.fastHttp,
     maxResponseBytes: rpc.maxResponseBytes,
     shutdownGraceMs: rpc.shutdownGraceMs,
     metrics: ops.metrics,

@@ -83,9 +83,13 @@ export class CorsPolicy {
 
   /** The headers of an actual request's answer as name, value pairs (for writeHead). */
   actualHeaders(req: IncomingMessage): readonly string[] {
-    const origin = req.headers.origin
+    return this.actualHeadersFor(req.headers.origin, req.method ?? '')
+  }
+
+  /** actualHeaders from the request's Origin header and method (the HTTP fast path, wire.ts). */
+  actualHeadersFor(origin: string | undefined, method: string): readonly string[] {
     if (origin === undefined || origin === '' || !this.isOriginAllowed(origin)) return VARY_ORIGIN
-    if (!ALLOWED_METHODS.has(req.method ?? '')) return VARY_ORIGIN
+    if (!ALLOWED_METHODS.has(method)) return VARY_ORIGIN
     return ['Vary', 'Origin', 'Access-Control-Allow-Origin', this.allowAll ? '*' : origin]
   }
 }

@@ -28,6 +28,7 @@ import { CorsPolicy } from './cors.js'
 import { type Answer, type CallObserver, RpcDispatcher } from './dispatch.js'
 import {
   clientAddress,
+  clientAddressOf,
   countCalls,
   limitExceededBody,
   ProxyList,
@@ -35,6 +36,7 @@ import {
   type Refusal,
   VhostPolicy,
 } from './limits.js'
+import { type Reply, WireFront, type WireHandler, type WireRequest } from './wire.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
 export const HTTP_IDLE_TIMEOUT_MS = 120_000
@@ -91,6 +93,8 @@ export interface RpcHttpServerOptions<Ctx> {
   shutdownGraceMs?: number
   /** Metrics hooks (src/ops/metrics.ts). */
   metrics?: HttpObserver
+  /** Plain JSON-RPC POSTs take the fast path (wire.ts); false = node:http parses every request. Default true. */
+  fastPath?: boolean
 }
 
 /** What the transport tells metrics. */
@@ -113,8 +117,8 @@ export interface DrainReport {
   cut: number
 }
 
-/** Per-request body reading state, kept on the request so the stream listeners need no closure. */
-class BodyReader {
+/** Per-request body reading state, kept on the request so the stream listeners need no closure; where its answer goes. */
+class BodyReader implements Reply {
   readonly server: RpcHttpServer<unknown>
   readonly res: ServerResponse
   /** The client IP the rate limiter charges ('' when it is off). */
@@ -132,6 +136,14 @@ class BodyReader {
     this.chunks = []
     this.received = 0
     this.done = false
+  }
+
+  json(status: number, body: Answer, headers: readonly string[]): void {
+    sendAnswer(this.res, status, body, headers)
+  }
+
+  internalError(): void {
+    sendText(this.res, 500, 'internal server error')
   }
 }
 
@@ -161,7 +173,7 @@ function onBodyEnd(this: ReadingRequest): void {
   const chunks = reader.chunks
   reader.chunks = []
   const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, reader.received)).toString('utf8')
-  void reader.server.answer(reader.res, text, reader.client, reader.headers)
+  void reader.server.answer(reader, text, reader.client, reader.headers)
 }
 
 const kServer = Symbol('ibex.rpc.server')
@@ -226,7 +238,7 @@ function mediaType(header: string | undefined): string {
   return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase()
 }
 
-export class RpcHttpServer<Ctx> {
+export class RpcHttpServer<Ctx> implements WireHandler {
   readonly maxBodyBytes: number
   private readonly host: string
   private readonly port: number
@@ -241,6 +253,8 @@ export class RpcHttpServer<Ctx> {
   private readonly limiter: RateLimiter | undefined
   private readonly metrics: HttpObserver | undefined
   private readonly shutdownGraceMs: number
+  /** The fast path in front of node:http; undefined when off. */
+  private readonly wire: WireFront | undefined
   /** POSTs whose answer is not out yet. */
   private inFlight = 0
   private draining = false
@@ -279,6 +293,24 @@ export class RpcHttpServer<Ctx> {
     })
     if ((options.maxConnections ?? 0) > 0) this.server.maxConnections = options.maxConnections as number
     this.server.on('request', this.onRequest.bind(this))
+    this.wire =
+      options.fastPath === false
+        ? undefined
+        : WireFront.install(this.server, this, {
+            headerTimeoutMs: Math.min(options.headerTimeoutMs ?? HTTP_READ_TIMEOUT_MS, readTimeout),
+            readTimeoutMs: readTimeout,
+            idleTimeoutMs: options.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS,
+          })
+  }
+
+  /** True when plain POSTs take the fast path (wire.ts). */
+  get fastPath(): boolean {
+    return this.wire !== undefined
+  }
+
+  /** Connections the fast path holds now (the others are node:http's). */
+  get fastConnections(): number {
+    return this.wire?.connections.size ?? 0
   }
 
   /** The node:http server, for the WebSocket upgrade handler (ws.ts). */
@@ -295,6 +327,7 @@ export class RpcHttpServer<Ctx> {
         this.server.off('error', onError)
         const { port } = this.server.address() as AddressInfo
         const host = this.host.includes(':') ? `[${this.host}]` : this.host
+        this.wire?.start(HTTP_TIMEOUT_CHECK_MS)
         resolve({ port, url: `http://${host}:${port}` })
       })
     })
@@ -313,20 +346,49 @@ export class RpcHttpServer<Ctx> {
       const grace = setTimeout(() => {
         report.cut = this.inFlight
         this.server.closeAllConnections()
+        this.wire?.closeAll()
       }, this.shutdownGraceMs)
       grace.unref()
       this.server.close((err) => {
         clearTimeout(grace)
+        this.wire?.stop()
         if (err) reject(err)
         else resolve(report)
       })
       this.server.closeIdleConnections()
+      this.wire?.closeIdle()
     })
   }
 
   /** True once stop() began: /ready answers 503 so load balancers move on. */
   get isDraining(): boolean {
     return this.draining
+  }
+
+  /** @internal WireHandler: answers carry `Connection: close` once stop() began. */
+  get closing(): boolean {
+    return this.draining
+  }
+
+  /** @internal WireHandler: the fast path serves a POST that node:http would pass to onPost; the others (403, 413, 415) go to node:http. */
+  accepts(req: WireRequest): boolean {
+    if (this.vhosts !== undefined && !this.vhosts.allows(req.host)) return false
+    if (req.contentLength > this.maxBodyBytes) return false
+    return ACCEPTED_CONTENT_TYPES.has(mediaType(req.contentType))
+  }
+
+  /** @internal WireHandler: onPost and onBodyEnd for a request the fast path read. */
+  serve(reply: Reply, req: WireRequest, body: string): void {
+    this.inFlight++
+    this.metrics?.requestStarted()
+    const cors = this.cors === undefined ? NO_HEADERS : this.cors.actualHeadersFor(req.origin, 'POST')
+    const client = this.limiter === undefined ? '' : clientAddressOf(req.peer, req.forwardedFor, this.proxies)
+    void this.answer(reply, body, client, cors)
+  }
+
+  /** @internal WireHandler: a fast-path POST's answer is out or its connection closed. */
+  answered(): void {
+    this.postEnded()
   }
 
   /** @internal A POST's answer is out (or its connection closed). */
@@ -402,12 +464,12 @@ export class RpcHttpServer<Ctx> {
   }
 
   /** @internal Runs the dispatcher on a complete body and writes its answer. Never rejects. */
-  async answer(res: ServerResponse, body: string, client: string, headers: readonly string[] = []): Promise<void> {
+  async answer(reply: Reply, body: string, client: string, headers: readonly string[] = []): Promise<void> {
     try {
       if (this.limiter === undefined && this.metrics === undefined) {
         // a read answered at once is written in this tick (dispatch.ts answerBody)
         const out = this.dispatcher.answerBody(body)
-        sendAnswer(res, 200, out instanceof Promise ? await out : out, headers)
+        reply.json(200, out instanceof Promise ? await out : out, headers)
         return
       }
       let parsed: unknown
@@ -422,7 +484,7 @@ export class RpcHttpServer<Ctx> {
       const refusal = this.limiter?.admit(client, counts, Date.now())
       if (refusal !== undefined) {
         this.metrics?.limited(parsed, refusal)
-        sendAnswer(res, 429, limitExceededBody(parsed, refusal), [
+        reply.json(429, limitExceededBody(parsed, refusal), [
           ...headers,
           'Retry-After',
           String(refusal.retryAfterSeconds),
@@ -430,9 +492,9 @@ export class RpcHttpServer<Ctx> {
         return
       }
       const out = parsed === undefined ? this.dispatcher.answerBody(body) : this.dispatcher.answerParsed(parsed)
-      sendAnswer(res, 200, out instanceof Promise ? await out : out, headers)
+      reply.json(200, out instanceof Promise ? await out : out, headers)
     } catch {
-      if (!res.headersSent) sendText(res, 500, 'internal server error')
+      reply.internalError()
     }
   }
 

@@ -277,9 +277,13 @@ export class ProxyList {
  * proxy (entries left of it are the client's own claims and could be forged).
  */
 export function clientAddress(req: IncomingMessage, proxies: ProxyList): string {
-  const peer = normalizeIp(req.socket.remoteAddress ?? '')
+  return clientAddressOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], proxies)
+}
+
+/** clientAddress from the peer's address and the X-Forwarded-For header (the HTTP fast path, wire.ts). */
+export function clientAddressOf(remote: string, header: string | string[] | undefined, proxies: ProxyList): string {
+  const peer = normalizeIp(remote)
   if (proxies.empty || !proxies.has(peer)) return peer
-  const header = req.headers['x-forwarded-for']
   if (header === undefined) return peer
   const hops = (Array.isArray(header) ? header.join(',') : header).split(',')
   let client = peer
