@@ -56,8 +56,23 @@ const { values } = parseArgs({
     'ibex-flags': { type: 'string', default: '' },
     'ibex-node-flags': { type: 'string', default: '' },
     baseline: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 })
+
+if (values.help === true) {
+  console.log(`usage: npm run bench -- [options]   (every option is described in bench/README.md)
+  --nodes ${NODE_NAMES.join(',')}   which nodes (node:http always runs)
+  --scenarios ${Object.keys(SCENARIOS).join(',')}
+  --cpus N              pin the nodes to CPUs 0..N-1 (taskset), load generators to the rest
+  --seconds S --warmup S --connections N --soak-minutes M
+  --write-rate R --write-seconds S --history N --senders N --gen-processes N
+  --max-minutes M       skip the scenarios left after M minutes
+  --out DIR             where the report goes (default bench/results)
+  --ibex-flags "..."    extra ibex CLI flags; --ibex-node-flags "..." extra node flags
+  --baseline DIR        another checkout's ibex measured beside this one`)
+  process.exit(0)
+}
 
 const started = Date.now()
 const deadline = started + Number(values['max-minutes']) * 60_000

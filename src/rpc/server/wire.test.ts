@@ -266,3 +266,56 @@ describe('HTTP fast path timeouts and stop', () => {
     expect(performance.now() - t0).toBeLessThan(2000)
   })
 })
+
+describe('HTTP fast path back-pressure', () => {
+  it('takes no new requests while the client leaves its answers unread, and answers them all once it reads', async () => {
+    const big = 'b'.repeat(100_000)
+    let served = 0
+    const ns: Namespace<Ctx> = {
+      name: 'eth',
+      methods: {
+        eth_big: {
+          params: [],
+          handler: () => {
+            served++
+            return big
+          },
+        },
+      },
+    }
+    const server = new RpcHttpServer<Ctx>({
+      host: '127.0.0.1',
+      port: 0,
+      corsOrigins: [],
+      maxBodyBytes: 4096,
+      maxBatchItems: 5,
+      namespaces: [ns],
+      enabledApis: ['eth'],
+      ctx: { calls: 0 },
+      health: () => ({ ok: true, body: {} }),
+    })
+    const { port } = await server.start()
+    const total = 300
+    const socket = connect({ host: '127.0.0.1', port })
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    socket.write(Array.from({ length: total }, (_, i) => post(call('eth_big', [], i))).join(''))
+    await new Promise((r) => setTimeout(r, 500))
+    // 300 answers are 30 MB; the kernel's buffers hold a few of them, the rest must wait
+    expect(served).toBeLessThan(total / 2)
+    const chunks: Buffer[] = []
+    let bytes = 0
+    socket.on('data', (d: Buffer) => {
+      chunks.push(d)
+      bytes += d.length
+    })
+    socket.resume()
+    // each answer is its head (~130 bytes) and a body of just over 100 kB
+    for (let i = 0; i < 200 && bytes < total * big.length; i++) await new Promise((r) => setTimeout(r, 25))
+    await new Promise((r) => setTimeout(r, 100))
+    expect(countAnswers(Buffer.concat(chunks))).toBe(total)
+    expect(served).toBe(total)
+    socket.destroy()
+    await server.stop()
+  })
+})

@@ -23,7 +23,7 @@ import type { Answer } from './dispatch.js'
 
 /** Largest request head the fast path reads (node:http's default --max-http-header-size); a longer one goes to node:http, which answers 431. */
 export const WIRE_MAX_HEAD_BYTES = 16 * 1024
-/** Pipelined bytes buffered behind a running request before the socket is paused. */
+/** Pipelined bytes buffered behind a running request (or an unread answer) before the socket is paused. */
 export const WIRE_MAX_PIPELINED_BYTES = 64 * 1024
 
 const CRLFCRLF = Buffer.from('\r\n\r\n')
@@ -151,6 +151,7 @@ export class WireFront {
     socket.removeListener('end', onWireEnd)
     socket.removeListener('close', onWireClose)
     socket.removeListener('error', onWireError)
+    socket.removeListener('drain', onWireDrain)
     // node:http registers its 'data' listener first, so the put-back bytes reach its parser at once
     this.nodeListener.call(this.server, socket)
     if (unread !== undefined && unread.length > 0) socket.unshift(unread)
@@ -170,7 +171,7 @@ export class WireFront {
   private checkTimeouts(now: number): void {
     const { headerTimeoutMs, readTimeoutMs, idleTimeoutMs } = this.options
     for (const conn of this.connections) {
-      if (conn.busy) continue
+      if (conn.busy || conn.blocked) continue
       if (conn.requestStart > 0) {
         const limit = conn.head === undefined ? headerTimeoutMs : readTimeoutMs
         if (now - conn.requestStart > limit) conn.timeOut()
@@ -200,6 +201,10 @@ function onWireError(this: WireSocket): void {
   this.destroy()
 }
 
+function onWireDrain(this: WireSocket): void {
+  this[kConn].drained()
+}
+
 /** One connection on the fast path: its buffered bytes and the request under way. */
 export class WireConnection implements Reply {
   readonly front: WireFront
@@ -222,6 +227,8 @@ export class WireConnection implements Reply {
   private gone = false
   /** Inside pump(): an answer written synchronously lets the loop go on rather than recursing. */
   private pumping = false
+  /** The client is not reading its answers (the socket's write buffer is full): no new request is taken until it drains. */
+  blocked = false
 
   constructor(front: WireFront, socket: Socket) {
     this.front = front
@@ -244,7 +251,7 @@ export class WireConnection implements Reply {
     } else {
       this.buffered = Buffer.concat([this.buffered, chunk])
     }
-    if (this.busy) {
+    if (this.busy || this.blocked) {
       if (this.buffered.length > WIRE_MAX_PIPELINED_BYTES) this.socket.pause()
       return
     }
@@ -263,7 +270,7 @@ export class WireConnection implements Reply {
   }
 
   private takeRequests(): void {
-    while (!this.busy && !this.gone && this.buffered !== undefined) {
+    while (!this.busy && !this.blocked && !this.gone && this.buffered !== undefined) {
       const buf = this.buffered
       if (this.head === undefined) {
         if (!this.readHead(buf)) return
@@ -324,6 +331,14 @@ export class WireConnection implements Reply {
     this.front.handOver(this, unread)
   }
 
+  /** The client read enough of its answers: take requests again. */
+  drained(): void {
+    this.blocked = false
+    if (this.gone) return
+    if (this.socket.isPaused()) this.socket.resume()
+    this.pump()
+  }
+
   /** The peer half-closed: finish the answer under way, then close. */
   peerEnded(): void {
     this.ended = true
@@ -375,13 +390,19 @@ export class WireConnection implements Reply {
       const now = Date.now()
       this.lastActive = now
       const tail = `Date: ${this.front.date(now)}\r\n${close ? 'Connection: close\r\n\r\n' : this.front.keepAliveTail}`
-      if (body === undefined) socket.write(head + tail, 'latin1')
-      else if (typeof body === 'string') socket.write(head + tail + body)
+      let flowing: boolean
+      if (body === undefined) flowing = socket.write(head + tail, 'latin1')
+      else if (typeof body === 'string') flowing = socket.write(head + tail + body)
       else {
         socket.cork()
         socket.write(head + tail, 'latin1')
-        socket.write(body)
+        flowing = socket.write(body)
         socket.uncork()
+      }
+      if (!flowing && !close) {
+        // as node:http: a client that does not read its answers gets no new ones computed
+        this.blocked = true
+        socket.once('drain', onWireDrain)
       }
       if (close) {
         this.gone = true
@@ -391,7 +412,7 @@ export class WireConnection implements Reply {
       }
     }
     this.front.handler.answered()
-    if (this.gone) return
+    if (this.gone || this.blocked) return
     if (this.socket.isPaused()) this.socket.resume()
     if (!this.pumping) this.pump()
   }
