@@ -39,14 +39,15 @@ export const RSS_BUDGET_MIB = 768
 const DISTINCT_REQUESTS = 60_000
 
 export const FLOORS: Record<string, number> = {
-  eth_blockNumber: 0.45,
-  eth_getBalance: 0.3,
+  // since the HTTP fast path (src/rpc/server/wire.ts, 2026-11-25): 1.37 and 1.05, see bench/README.md
+  eth_blockNumber: 0.8,
+  eth_getBalance: 0.5,
   'eth_getBlockByNumber(full)': 0.22,
   // since the main-thread result cache (2026-11-22, runs 6–8): 0.59–0.66 and 0.33–0.35
-  'eth_call(view)': 0.3,
+  'eth_call(view)': 0.4,
   // since the fast interpreter (2026-11-24): uncached calls and account reads, see bench/README.md
   'eth_call(view, distinct)': 0.1,
-  'eth_getBalance(distinct)': 0.15,
+  'eth_getBalance(distinct)': 0.5,
   'read mix': 0.17,
 }
 
