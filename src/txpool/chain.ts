@@ -4,12 +4,12 @@
  */
 import { isAbsolute, join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
-import { Address } from '@ethereumjs/util'
+import { Address, createAccountFromRLP } from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
 import type { ChainStore } from '../chain/store.js'
 import type { IbexConfig } from '../config/types.js'
 import type { Logger } from '../log.js'
-import { stateAt } from '../state/index.js'
+import { accountAt, stateAt } from '../state/index.js'
 import { TxJournal } from './journal.js'
 import { SenderRecovery } from './recovery.js'
 import { type PoolChain, TransactionPool } from './pool.js'
@@ -29,8 +29,17 @@ export function createPoolChain(store: ChainStore, db: Database, common: Common,
     },
     isMined: (hash) => store.getTxLocation(hash) !== undefined,
     accountReader() {
-      const state = stateAt(db, common, store.head.header.stateRoot)
+      const root = store.head.header.stateRoot
+      let state: ReturnType<typeof stateAt> | undefined
       return async (sender) => {
+        // the root's flat cache or its committed trie nodes; a state manager only when those miss
+        const raw = accountAt(db, root, Buffer.from(sender.buffer, sender.byteOffset, sender.byteLength).toString('hex'))
+        if (raw === null) return { nonce: 0n, balance: 0n }
+        if (raw !== undefined) {
+          const account = createAccountFromRLP(raw)
+          return { nonce: account.nonce, balance: account.balance }
+        }
+        state ??= stateAt(db, common, root)
         const account = await state.getAccount(new Address(sender))
         return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }
       }

@@ -118,6 +118,8 @@ describe('TransactionPool: pending and queued', () => {
     expect(block.transactions.length).toBe(2)
     expect(pool.stats()).toEqual({ pending: 0, queued: 1 })
     expect(await errorOf(send(alice, 1n, { tip: 3n * GWEI }))).toBe('nonce too low: next nonce 2, tx nonce 1')
+    // the very transaction that was mined: the transaction index knows it
+    expect(await errorOf(send(alice, 1n))).toBe('already known')
     await send(alice, 2n)
     expect(pool.stats()).toEqual({ pending: 2, queued: 0 })
   })

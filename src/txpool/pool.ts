@@ -222,7 +222,8 @@ export class TransactionPool implements TxPool {
     let state: AccountState | undefined
     const ptx = await validateTransaction(raw, {
       ...params,
-      known: (hashHex) => this.#byHash.has(hashHex) || this.#chain.isMined(hexBytes(hashHex)),
+      known: (hashHex) => this.#byHash.has(hashHex),
+      mined: (hash) => this.#chain.isMined(hash),
       account: async (sender) => {
         const acct = this.#accounts.get(`0x${Buffer.from(sender).toString('hex')}`)
         state = acct !== undefined ? { nonce: acct.stateNonce, balance: acct.balance } : await this.#readOne(sender)

@@ -11,7 +11,7 @@ import { createChainCommon, type GenesisJson } from '../chain/common.js'
 import { devAccounts } from '../config/accounts.js'
 import { defaultConfig } from '../config/defaults.js'
 import { buildGenesis } from '../config/genesis.js'
-import { SenderRecovery } from './recovery.js'
+import { primedSender, SenderRecovery } from './recovery.js'
 import { validateTransaction } from './validate.js'
 
 const [alice, bob] = devAccounts(2) as { address: string; privateKey: string }[]
@@ -61,6 +61,7 @@ describe('sender recovery on a worker', () => {
       const own = createTxFromRLP(raws[i] as Uint8Array, { common }).getSenderPublicKey()
       expect(bytesToHex(primed as Uint8Array)).toBe(bytesToHex(own))
       expect(tx.getSenderAddress().toString()).toBe(alice?.address.toLowerCase())
+      expect(bytesToHex(primedSender(tx) as Uint8Array)).toBe(alice?.address.toLowerCase())
       const ptx = await validateTransaction(raws[i] as Uint8Array, ctx, tx)
       expect(bytesToHex(ptx.sender)).toBe(alice?.address.toLowerCase())
     }

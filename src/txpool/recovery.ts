@@ -4,8 +4,8 @@
  * worker threads (workers/recover.ts), in batches, before the pool's serialized admission:
  *
  *   submit(raw) ─ decode ─▶ prime(tx) ─ batch (one event-loop turn, ≤ RECOVER_BATCH_MAX) ─▶ worker
- *                                       ◀──── public keys ─── tx.cache.senderPubKey = key ─┘
- *              ─▶ serialized validation (validate.ts): getSenderAddress() finds the key cached
+ *                                       ◀── keys, addresses ── tx.cache.senderPubKey = key ─┘
+ *              ─▶ serialized validation (validate.ts): primedSender() gives the address
  *
  * What must hold: the key put in a transaction's cache is what ethereumjs' own recovery gives
  * (the same native ecrecover, same message hash, v, r, s and chain id); a signature ethereumjs
@@ -39,6 +39,8 @@ export interface RecoverBatch {
 export interface RecoverReply {
   id: number
   keys: (Uint8Array | null)[]
+  /** keccak256(key)[12:], the sender's address, per key. */
+  addresses: (Uint8Array | null)[]
 }
 
 interface Waiting {
@@ -52,7 +54,12 @@ interface Sent {
   waiting: Waiting[]
 }
 
-type CachedTx = TypedTransaction & { cache: { senderPubKey?: Uint8Array } }
+type CachedTx = TypedTransaction & { cache: { senderPubKey?: Uint8Array; ibexSender?: Uint8Array } }
+
+/** The sender's address a worker derived from the key it primed (undefined: not primed). */
+export function primedSender(tx: TypedTransaction): Uint8Array | undefined {
+  return (tx as CachedTx).cache.ibexSender
+}
 
 export class SenderRecovery {
   readonly threads: number
@@ -131,7 +138,7 @@ export class SenderRecovery {
       worker.unref()
       worker.on('message', (reply: RecoverReply) => {
         const sent = this.#sent.get(reply.id)
-        if (sent !== undefined) this.#settle(reply.id, sent, reply.keys)
+        if (sent !== undefined) this.#settle(reply.id, sent, reply.keys, reply.addresses)
       })
       const lost = () => {
         if (this.#workers[i] === worker) this.#workers[i] = undefined
@@ -145,11 +152,16 @@ export class SenderRecovery {
     return w
   }
 
-  #settle(id: number, sent: Sent, keys: (Uint8Array | null)[] | undefined): void {
+  #settle(id: number, sent: Sent, keys: (Uint8Array | null)[] | undefined, addresses?: (Uint8Array | null)[]): void {
     this.#sent.delete(id)
     sent.waiting.forEach((w, i) => {
       const key = keys?.[i]
-      if (key !== undefined && key !== null && key.length === 64) (w.tx as CachedTx).cache.senderPubKey = key
+      if (key !== undefined && key !== null && key.length === 64) {
+        const cache = (w.tx as CachedTx).cache
+        cache.senderPubKey = key
+        const address = addresses?.[i]
+        if (address !== undefined && address !== null && address.length === 20) cache.ibexSender = address
+      }
       w.done()
     })
   }

@@ -9,6 +9,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import type { PoolTx } from './index.js'
 import { TxPoolError, txErrors } from './errors.js'
+import { primedSender } from './recovery.js'
 
 /** Largest transaction accepted, bytes (geth: 4 slots of 32 KiB = 128 KiB). */
 export const TX_MAX_SIZE_BYTES = 4 * 32 * 1024
@@ -27,6 +28,11 @@ export interface AdmissionContext {
   account(sender: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>
   /** True when the pool already holds this transaction. */
   known(hashHex: string): boolean
+  /**
+   * True when a block holds this transaction: asked only of a nonce below the account's (a mined
+   * transaction always is), so that the usual admission reads no transaction index.
+   */
+  mined?(hash: Uint8Array): boolean
 }
 
 function calldataFloor(data: Uint8Array): bigint {
@@ -105,7 +111,7 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
   }
   let sender: Uint8Array
   try {
-    sender = tx.getSenderAddress().bytes
+    sender = primedSender(tx) ?? tx.getSenderAddress().bytes
   } catch {
     throw txErrors.invalidSender()
   }
@@ -132,7 +138,10 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
   if (feeCap < ctx.nextBaseFee) throw txErrors.feeCapTooLow(senderHex, feeCap, ctx.nextBaseFee)
 
   const account = await ctx.account(sender)
-  if (tx.nonce < account.nonce) throw txErrors.nonceTooLow(account.nonce, tx.nonce)
+  if (tx.nonce < account.nonce) {
+    if (ctx.mined?.(hash) === true) throw txErrors.alreadyKnown()
+    throw txErrors.nonceTooLow(account.nonce, tx.nonce)
+  }
   const cost = tx.gasLimit * feeCap + tx.value
   if (account.balance < cost) throw txErrors.insufficientFunds(account.balance, cost)
 
