@@ -50,7 +50,7 @@ export function createStateManager(store: TrieStore, common: Common, root?: Uint
     storage: { type: CacheType.LRU, size: WRITER_CACHE_SLOTS },
     code: { type: CacheType.LRU, size: WRITER_CACHE_CODES },
   })
-  return new WriterStateManager({ trie, common, caches }, store.database)
+  return new WriterStateManager({ trie, common, caches }, store.database, store)
 }
 
 /**

@@ -8,11 +8,23 @@
  * Storage writes and code reach the account itself at the flush (a new storage root or code
  * hash goes through putAccount), so recording putAccount and deleteAccount sees every account
  * the block changed.
+ *
+ * The flush itself writes each trie as one batch (batchTrie.ts: every changed node hashed once)
+ * instead of ethereumjs' put per key, which re-hashes the key's whole path every time.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
-import { type Account, type Address, createAccountFromRLP } from '@ethereumjs/util'
+import { CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import {
+  Account,
+  type Address,
+  concatBytes,
+  createAccountFromRLP,
+  createAddressFromString,
+  unprefixedHexToBytes,
+} from '@ethereumjs/util'
 import type { Database } from '../chain/db.js'
+import { keccak256 } from '../util/keccak.js'
+import { type NodeStore, updateTrie } from './batchTrie.js'
 import { putStorageCached } from './cachedStorage.js'
 import { readCacheFor } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
@@ -28,10 +40,60 @@ export class WriterStateManager extends MerkleStateManager {
   readonly #written = new Map<string, Address>()
   /** Where the committed trie nodes are, for reads that miss the write caches (trieLookup.ts). */
   readonly #db: Database | undefined
+  /** The store the tries' nodes are written to (TrieStore): the batched flush writes there; absent = ethereumjs' flush. */
+  readonly #nodes: NodeStore | undefined
 
-  constructor(opts: MerkleStateManagerOpts, db?: Database) {
+  constructor(opts: MerkleStateManagerOpts, db?: Database, nodes?: NodeStore) {
     super(opts)
     this.#db = db
+    this.#nodes = nodes
+  }
+
+  /**
+   * Writes the caches' changes to the tries, as MerkleStateManager.flush (code, then storage, then
+   * accounts) but each trie in one batch. Falls back to ethereumjs' flush where the tries are not
+   * plain (checkpoints open on the account trie, prefixed storage keys).
+   */
+  override async flush(): Promise<void> {
+    const caches = this._caches
+    const nodes = this.#nodes
+    if (nodes === undefined || caches === undefined || this._prefixStorageTrieKeys || this._trie.hasCheckpoints()) {
+      return super.flush()
+    }
+    for (const [addressHex, elem] of caches.code?.flush() ?? []) {
+      const code = elem.code
+      if (code === undefined) continue
+      const codeHash = keccak256(code)
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code)
+      const address = createAddressFromString(`0x${addressHex}`)
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account())
+      await this.modifyAccountFields(address, { codeHash })
+    }
+    const slots = new Map<string, [Uint8Array, Uint8Array | null][]>()
+    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array(0)) as Uint8Array
+      let writes = slots.get(addressHex)
+      if (writes === undefined) {
+        writes = []
+        slots.set(addressHex, writes)
+      }
+      writes.push([keccak256(unprefixedHexToBytes(keyHex)), decoded.length > 0 ? RLP.encode(decoded) : null])
+    }
+    for (const [addressHex, writes] of slots) {
+      const address = createAddressFromString(`0x${addressHex}`)
+      const account = await this.getAccount(address)
+      // as ethereumjs: storage of an account that no longer exists is dropped
+      if (account === undefined) continue
+      account.storageRoot = updateTrie(nodes, account.storageRoot, writes)
+      await this.putAccount(address, account)
+    }
+    // storage tries ethereumjs opened hold roots from before this flush
+    if (slots.size > 0) this._storageTries = {}
+    const accounts: [Uint8Array, Uint8Array | null][] = []
+    for (const [addressHex, elem] of caches.account?.flush() ?? []) {
+      accounts.push([keccak256(unprefixedHexToBytes(addressHex)), elem.accountRLP ?? null])
+    }
+    if (accounts.length > 0) this._trie.root(updateTrie(nodes, this._trie.root(), accounts))
   }
 
   /**
