@@ -31,12 +31,35 @@ export interface Namespace<Ctx = unknown> {
 
 /**
  * A result a handler hands over already serialized (geth's json.RawMessage): the dispatcher
- * splices `text` into the response as is. For large results built off the main thread (traces),
- * so they are neither parsed nor re-serialized here. `text` must be valid JSON in Go's encoding.
+ * splices it into the response as is. For large results built off the main thread (traces),
+ * so they are neither parsed nor re-serialized here. It must be valid JSON in Go's encoding.
+ *
+ * Given as ASCII byte chunks (a trace worker's transferred output), a single call's answer is
+ * written from the bytes (dispatch.ts): a megabyte trace never becomes a JS string on the main
+ * thread (a string to build, flatten and encode again, and large-object garbage for its GC).
+ * `text` decodes them when a string is needed after all (batches, WebSocket).
  */
 export class RawJson {
-  readonly text: string
-  constructor(text: string) {
-    this.text = text
+  #text: string | undefined
+  /** The JSON as ASCII bytes, when it came as bytes. */
+  readonly bytes: readonly Uint8Array[] | undefined
+
+  constructor(json: string | readonly Uint8Array[]) {
+    if (typeof json === 'string') {
+      this.#text = json
+      this.bytes = undefined
+    } else {
+      this.#text = undefined
+      this.bytes = json
+    }
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      let text = ''
+      for (const p of this.bytes ?? []) text += Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('latin1')
+      this.#text = text
+    }
+    return this.#text
   }
 }

@@ -35,7 +35,6 @@ import type { ChainStore } from '../../chain/store.js'
 import { quickCall } from '../call.js'
 import { callKey, callResults } from '../callCache.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
-import { decodeParts } from '../tracers/sink.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
 import { CALL_PIPELINE_DEPTH } from './constants.js'
 import { TraceLimitError } from './errors.js'
@@ -201,11 +200,14 @@ export class ExecPool {
     }
   }
 
-  /** A debug_trace* task: the trace's JSON text. `txCount` (the block's) sizes the task's time budget. */
-  async trace(unscheduled: TraceJob, txCount: number): Promise<string> {
+  /**
+   * A debug_trace* task: the trace's JSON as ASCII byte chunks (tracers/sink.ts decodeParts joins
+   * them into the text). `txCount` (the block's) sizes the task's time budget.
+   */
+  async trace(unscheduled: TraceJob, txCount: number): Promise<TraceParts> {
     const budgetMs = unscheduled.options.timeoutMs * Math.max(1, txCount) + TRACE_REPLAY_MS
     const task = { ...unscheduled, deadlineAt: Date.now() + budgetMs } as TraceTask
-    return decodeParts((await this.#run('traces', task)) as TraceParts)
+    return (await this.#run('traces', task)) as TraceParts
   }
 
   async #run(kind: 'calls' | 'traces', task: CallTask | TraceTask): Promise<unknown> {

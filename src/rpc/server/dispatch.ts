@@ -189,6 +189,9 @@ export class RpcDispatcher<Ctx> {
   private singleText(answer: JsonRpcResponse | undefined): Answer {
     if (answer === undefined) return undefined
     const result = answer.result
+    if (answer.error === undefined && result instanceof RawJson && result.bytes !== undefined) {
+      return this.rawBytesAnswer(answer.id, result.bytes)
+    }
     if (answer.error === undefined && Array.isArray(result) && result.length >= KEPT_BYTES_MIN_ITEMS) {
       const bytes = this.keptArrayAnswer(answer.id, result)
       if (bytes !== undefined) return bytes
@@ -357,6 +360,24 @@ export class RpcDispatcher<Ctx> {
       text = JSON.stringify(new JsonRpcResponse(answer.id, toJsonRpcError(err), undefined))
     }
     return GO_ESCAPED_RE.test(text) ? text.replace(GO_ESCAPED_GLOBAL_RE, escapeLikeGo) : text
+  }
+
+  /** splice for a result given as bytes (RawJson.bytes): one copy of the bytes, no string. */
+  private rawBytesAnswer(id: JsonRpcId, parts: readonly Uint8Array[]): Answer {
+    const head = Buffer.from(this.envelopeHead(id))
+    let total = head.length + 1
+    for (const p of parts) total += p.byteLength
+    if (this.maxResponseBytes > 0 && total > this.maxResponseBytes) {
+      return this.serialize(new JsonRpcResponse(id, RESPONSE_TOO_LARGE, undefined))
+    }
+    const out = Buffer.allocUnsafe(total)
+    let at = head.copy(out, 0)
+    for (const p of parts) {
+      out.set(p, at)
+      at += p.byteLength
+    }
+    out[at] = 0x7d // }
+    return out
   }
 
   /** `{"jsonrpc":"2.0","id":…,"result":<text>}` with `text` already Go-escaped JSON. */
