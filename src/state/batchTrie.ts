@@ -21,6 +21,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../util/keccak.js'
+import { hexOf } from '../util/bytes.js'
 
 /** Root of the empty trie (keccak256 of RLP of the empty string). */
 export const EMPTY_TRIE_ROOT = Uint8Array.from(
@@ -288,6 +289,3 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-}

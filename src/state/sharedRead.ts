@@ -29,6 +29,7 @@ import { putStorageCached } from './cachedStorage.js'
 import { codeCache, type RootReadCache } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
+import { hexOf } from '../util/bytes.js'
 
 /** A trie at `root` over RocksDB, writes kept in its own overlay. */
 export function trieAt(db: Database, common: Common, root: Uint8Array | undefined): MerklePatriciaTrie {
@@ -58,10 +59,6 @@ function settleDebugColors(): void {
 settleDebugColors()
 
 const EMPTY = new Uint8Array(0)
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-}
 
 export class SharedReadStateManager extends MerkleStateManager {
   #shared: RootReadCache | undefined

@@ -28,10 +28,7 @@ import { type NodeStore, updateTrie } from './batchTrie.js'
 import { putStorageCached } from './cachedStorage.js'
 import { readCacheFor } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-}
+import { hexOf } from '../util/bytes.js'
 
 const RLP_EMPTY_STRING = Uint8Array.of(0x80)
 

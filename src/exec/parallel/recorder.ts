@@ -45,10 +45,7 @@ import {
   type SpecOp,
   type SpecRead,
 } from './types.js'
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-}
+import { hexOf } from '../../util/bytes.js'
 
 export function seenAccount(account: Account | undefined): SeenAccount {
   return account === undefined ? null : [account.nonce, account.balance, account.storageRoot, account.codeHash]

@@ -24,6 +24,7 @@ import { headerOptions } from '../blockExec.js'
 import { createChainVM, envBlock } from '../vm.js'
 import { type RecordingStateManager, recordingStateAt } from './recorder.js'
 import type { SpecChain, SpeculatedTx, SpeculateResult, SpeculateTask } from './types.js'
+import { hexOf } from '../../util/bytes.js'
 
 /** What speculation runs against: a database and the chain's rules (ExecContext in a worker). */
 export interface SpeculationHost {
@@ -46,10 +47,6 @@ interface SpecState {
 
 /** The state each host keeps (one block's parent at a time: tasks of a block come together). */
 const states = new WeakMap<SpeculationHost, SpecState>()
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
-}
 
 async function stateFor(host: SpeculationHost, task: SpeculateTask): Promise<SpecState> {
   const key = `${hexOf(task.root)}:${task.hardfork}`

@@ -24,7 +24,6 @@ import type { RpcNamespace } from '../../config/types.js'
 import { BATCH_CONCURRENCY } from '../../config/defaults.js'
 import {
   ERROR_CODE,
-  InvalidParamsError,
   InvalidRequestError,
   type JsonRpcErrorObject,
   MethodNotFoundError,
@@ -38,6 +37,9 @@ import type { MethodDef, Namespace, ParamDecoder } from '../types.js'
 import { jsonOf, type KeptText, keptTextOf } from '../format/cache.js'
 import { RawJson } from '../types.js'
 import { envelopeOf, type Envelope } from './envelope.js'
+import { decodeParams } from './params.js'
+
+export { decodeParams } from './params.js'
 import { RESPONSE_TOO_LARGE_CODE, RESPONSE_TOO_LARGE_MESSAGE } from './limits.js'
 
 export type JsonRpcId = string | number | boolean | null
@@ -99,7 +101,6 @@ const GO_ESCAPES: Record<string, string> = {
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function'
 }
-
 
 /**
  * A connection that can carry subscriptions (a WebSocket). Over HTTP there is none: `*_subscribe`
@@ -461,45 +462,4 @@ function keptJson(result: unknown): string | undefined {
 function toGoJson(value: unknown): string {
   const text = JSON.stringify(value)
   return GO_ESCAPED_RE.test(text) ? text.replace(GO_ESCAPED_GLOBAL_RE, escapeLikeGo) : text
-}
-
-/**
- * Positional params, geth's parsePositionalArguments: absent or null params mean none; other
- * non-arrays are `non-array args`; each value goes through its decoder in order; extra values are
- * `too many arguments, want at most N`; missing required ones `missing value for required argument N`.
- * A decoder's non-params RpcError (a check geth makes in the handler) is raised after all decode.
- */
-export function decodeParams(decoders: readonly ParamDecoder<unknown>[], raw: unknown): unknown[] {
-  let given: readonly unknown[]
-  if (raw === undefined || raw === null) given = []
-  else if (Array.isArray(raw)) given = raw
-  else throw new InvalidParamsError('non-array args')
-  const want = decoders.length
-  const out = new Array<unknown>(want)
-  let deferred: RpcError | undefined
-  for (let i = 0; i < given.length; i++) {
-    if (i >= want) throw new InvalidParamsError(`too many arguments, want at most ${want}`)
-    const decoder = decoders[i]
-    const value = given[i]
-    if (value === null && decoder.optional) {
-      out[i] = decoder.defaultValue
-      continue
-    }
-    try {
-      out[i] = decoder.decode(value)
-    } catch (err) {
-      if (err instanceof InvalidParamsError) {
-        throw new InvalidParamsError(`invalid argument ${i}: ${err.shortMessage}`, { cause: err })
-      }
-      if (!(err instanceof RpcError)) throw err
-      deferred ??= err
-    }
-  }
-  for (let i = given.length; i < want; i++) {
-    const decoder = decoders[i]
-    if (!decoder.optional) throw new InvalidParamsError(`missing value for required argument ${i}`)
-    out[i] = decoder.defaultValue
-  }
-  if (deferred !== undefined) throw deferred
-  return out
 }

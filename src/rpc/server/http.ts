@@ -36,6 +36,7 @@ import {
   type Refusal,
   VhostPolicy,
 } from './limits.js'
+import { ACCEPTED_CONTENT_TYPES, isReadyPath, mediaType, sendAnswer, sendJson, sendText, setPairs } from './respond.js'
 import { type Reply, WireFront, type WireHandler, type WireRequest } from './wire.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
@@ -46,9 +47,6 @@ export const HTTP_READ_TIMEOUT_MS = 30_000
 export const HTTP_STOP_GRACE_MS = 5_000
 /** How often node:http checks header/request timeouts (its default, 30 s, would let a slowloris hold a socket 3× the header timeout). */
 export const HTTP_TIMEOUT_CHECK_MS = 1_000
-
-/** Media types geth accepts for a JSON-RPC body. */
-const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest'])
 
 export interface HealthReport {
   ok: boolean
@@ -190,53 +188,7 @@ function onBodyError(this: ReadingRequest): void {
   reader.chunks = []
 }
 
-/** Go's http.Error: text/plain, nosniff, message and a newline. */
-function sendText(res: ServerResponse, status: number, message: string): void {
-  if (res.headersSent) return
-  res.statusCode = status
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8')
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  res.end(`${message}\n`)
-}
-
-function sendJson(res: ServerResponse, status: number, body: string | undefined): void {
-  if (res.headersSent || res.destroyed) return
-  res.statusCode = status
-  res.setHeader('Content-Type', 'application/json')
-  res.end(body)
-}
-
 const NO_HEADERS: readonly string[] = []
-
-/** Sets name, value pairs with setHeader (answers other than sendAnswer's). */
-function setPairs(res: ServerResponse, pairs: readonly string[]): void {
-  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i] as string, pairs[i + 1] as string)
-}
-
-/**
- * sendJson for a POST's answer, its other headers (`headers`, CORS) given as pairs: one
- * writeHead with every header, the cheapest way node:http writes them (no per-header setHeader
- * bookkeeping), on the path every JSON-RPC answer takes. Content-Length as node:http's own
- * end(body) would set it (not chunked).
- */
-function sendAnswer(res: ServerResponse, status: number, body: Answer, headers: readonly string[]): void {
-  if (res.headersSent || res.destroyed) return
-  const length = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length)
-  res.writeHead(status, [...headers, 'Content-Type', 'application/json', 'Content-Length', length])
-  res.end(body)
-}
-
-/** True for `/ready` (with or without a query string). */
-function isReadyPath(url: string | undefined): boolean {
-  return url !== undefined && (url === '/ready' || url.startsWith('/ready?'))
-}
-
-/** The media type of a Content-Type header, lowercased, without parameters. */
-function mediaType(header: string | undefined): string {
-  if (header === undefined) return ''
-  const semi = header.indexOf(';')
-  return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase()
-}
 
 export class RpcHttpServer<Ctx> implements WireHandler {
   readonly maxBodyBytes: number

@@ -20,6 +20,9 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Answer } from './dispatch.js'
+import { parseHead, type WireRequest } from './wireHead.js'
+
+export type { WireRequest } from './wireHead.js'
 
 /** Largest request head the fast path reads (node:http's default --max-http-header-size); a longer one goes to node:http, which answers 431. */
 export const WIRE_MAX_HEAD_BYTES = 16 * 1024
@@ -33,19 +36,6 @@ const STATUS_LINES: Record<number, string> = {
   200: 'HTTP/1.1 200 OK\r\n',
   429: 'HTTP/1.1 429 Too Many Requests\r\n',
   500: 'HTTP/1.1 500 Internal Server Error\r\n',
-}
-
-/** The headers of a fast-path request the handler needs (header values as node:http decodes them, latin1). */
-export interface WireRequest {
-  host: string | undefined
-  contentType: string | undefined
-  contentLength: number
-  origin: string | undefined
-  forwardedFor: string | undefined
-  /** The client sent `Connection: close`. */
-  close: boolean
-  /** The peer's address (socket.remoteAddress). */
-  peer: string
 }
 
 /** Where a JSON-RPC answer goes: a fast-path connection, or a node:http response (http.ts). */
@@ -215,6 +205,9 @@ export class WireConnection implements Reply {
   head: WireRequest | undefined
   /** Offset of the body in `buffered`, once the headers are complete. */
   private bodyStart = 0
+  /** Pieces of a body received after `buffered`, not yet joined to it, and their bytes. */
+  private pieces: Buffer[] = []
+  private pieceBytes = 0
   /** A request is being answered. */
   busy = false
   /** When the current request's first byte came (0 = none under way). */
@@ -248,6 +241,14 @@ export class WireConnection implements Reply {
     if (this.buffered === undefined) {
       this.buffered = chunk
       this.requestStart = now
+    } else if (this.head !== undefined && !this.busy) {
+      // a body arriving in pieces: joined once it is all there, not re-copied per piece
+      this.pieces.push(chunk)
+      this.pieceBytes += chunk.length
+      if (this.buffered.length + this.pieceBytes < this.bodyStart + this.head.contentLength) return
+      this.buffered = Buffer.concat([this.buffered, ...this.pieces])
+      this.pieces = []
+      this.pieceBytes = 0
     } else {
       this.buffered = Buffer.concat([this.buffered, chunk])
     }
@@ -324,7 +325,8 @@ export class WireConnection implements Reply {
   }
 
   private handOver(): void {
-    const unread = this.buffered
+    const unread = this.pieces.length === 0 ? this.buffered : Buffer.concat([this.buffered as Buffer, ...this.pieces])
+    this.pieces = []
     this.buffered = undefined
     this.head = undefined
     this.gone = true
@@ -416,86 +418,4 @@ export class WireConnection implements Reply {
     if (this.socket.isPaused()) this.socket.resume()
     if (!this.pumping) this.pump()
   }
-}
-
-/**
- * The request line and headers of a fast-path request; undefined when anything is not the plain
- * shape (node:http then parses it, and answers or refuses it as usual).
- */
-function parseHead(text: string, peer: string): WireRequest | undefined {
-  let eol = text.indexOf('\r\n')
-  const line = eol < 0 ? text : text.slice(0, eol)
-  // POST <target> HTTP/1.1, one space each, no control characters
-  if (line.length < 15 || !line.endsWith(' HTTP/1.1') || line.indexOf(' ', 5) !== line.length - 9) return undefined
-  if (line.charCodeAt(5) === 0x20 || hasControl(line)) return undefined
-  let host: string | undefined
-  let contentType: string | undefined
-  let contentLength = -1
-  let origin: string | undefined
-  let forwardedFor: string | undefined
-  let close = false
-  let pos = eol < 0 ? text.length : eol + 2
-  while (pos < text.length) {
-    eol = text.indexOf('\r\n', pos)
-    const header = eol < 0 ? text.slice(pos) : text.slice(pos, eol)
-    pos = eol < 0 ? text.length : eol + 2
-    const colon = header.indexOf(':')
-    if (colon <= 0) return undefined
-    const last = header.charCodeAt(colon - 1)
-    // obs-fold, whitespace before the colon, bare CR/LF or NUL: node:http's parser decides
-    if (header.charCodeAt(0) <= 0x20 || last === 0x20 || last === 0x09 || hasControl(header)) return undefined
-    const name = header.slice(0, colon).toLowerCase()
-    const value = trimOws(header.slice(colon + 1))
-    switch (name) {
-      case 'host':
-        if (host !== undefined) return undefined
-        host = value
-        break
-      case 'content-type':
-        if (contentType !== undefined) return undefined
-        contentType = value
-        break
-      case 'content-length':
-        if (contentLength >= 0 || !/^\d{1,15}$/.test(value)) return undefined
-        contentLength = Number(value)
-        break
-      case 'origin':
-        if (origin !== undefined || /[^\x20-\x7e]/.test(value)) return undefined
-        origin = value
-        break
-      case 'x-forwarded-for':
-        forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`
-        break
-      case 'connection': {
-        const v = value.toLowerCase()
-        if (v === 'close') close = true
-        else if (v !== 'keep-alive') return undefined
-        break
-      }
-      case 'transfer-encoding':
-      case 'expect':
-      case 'upgrade':
-        return undefined
-    }
-  }
-  if (contentLength < 0) return undefined
-  return { host, contentType, contentLength, origin, forwardedFor, close, peer }
-}
-
-/** True when `s` holds a character below 0x20 other than tab, or DEL. */
-function hasControl(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return true
-  }
-  return false
-}
-
-/** A header value without the spaces and tabs around it (HTTP's OWS). */
-function trimOws(s: string): string {
-  let start = 0
-  let end = s.length
-  while (start < end && (s.charCodeAt(start) === 0x20 || s.charCodeAt(start) === 0x09)) start++
-  while (end > start && (s.charCodeAt(end - 1) === 0x20 || s.charCodeAt(end - 1) === 0x09)) end--
-  return start === 0 && end === s.length ? s : s.slice(start, end)
 }
