@@ -1,6 +1,6 @@
 /**
  * eth_call throughput and latency through the execution pool, whole node over HTTP (autocannon):
- * `--exec.workers 0` (calls on the main thread), 1 worker, 2 workers. Two calls: a contract call
+ * 1 worker and 2 workers. Two calls: a contract call
  * that does work (Loop.run(N), a few ms of EVM) and a trivial one (a call to an account without
  * code: mostly the hop and the fixed cost). While each load runs, eth_blockNumber is probed every
  * 20 ms: its p99 shows whether the main thread stays free. A 1-connection run of the trivial call
@@ -42,7 +42,6 @@ const LOOP_N = Number(process.argv[4] ?? 200)
 const PROBE_MS = 20
 
 const CONFIGS: { label: string; args: string[] }[] = [
-  { label: 'main thread (workers 0)', args: ['--exec.workers', '0'] },
   { label: 'pool, 1 worker', args: ['--exec.workers', '1'] },
   { label: 'pool, 2 workers', args: ['--exec.workers', '2'] },
 ]

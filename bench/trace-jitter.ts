@@ -2,7 +2,7 @@
  * Block-interval jitter while debug traces run: a dev node sealing on a clock (`--block-time`),
  * first idle, then with clients tracing a heavy transaction back to back. The interval between
  * `sealed block` log lines (stamped on arrival) should stay at the block time when traces run on
- * the trace worker, and stretches when they run on the main thread (`--exec.workers 0`).
+ * the trace worker (traces never run on the main thread).
  *
  *   npm run build && node dist/bench/trace-jitter.js [seconds=10] [blockTimeMs=500] [clients=2] [loopN=3000]
  */
@@ -15,7 +15,6 @@ const LOOP_N = Number(process.argv[5] ?? 3000)
 
 const CONFIGS: { label: string; args: string[] }[] = [
   { label: 'traces on the trace worker', args: [] },
-  { label: 'traces on the main thread (workers 0)', args: ['--exec.workers', '0'] },
 ]
 
 interface Stats {

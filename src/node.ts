@@ -37,7 +37,6 @@ import { SingleValidatorSealer } from './consensus/sealer.js'
 import { ChainEvents } from './filters/index.js'
 import { BlockBuilder } from './exec/blockBuilder.js'
 import { importBlocks } from './exec/importFile.js'
-import { Speculator } from './exec/parallel/speculator.js'
 import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
 import { type NodeOps, startNodeOps } from './ops/index.js'
@@ -138,7 +137,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   let rpc: RunningRpc | undefined
   let exec: ExecPool | undefined
   let ops: NodeOps | undefined
-  const speculator = openSpeculator(config, chain, log)
   try {
     await backfillLogIndex(store, log)
     const { loaded, kept } = await pool.start()
@@ -154,7 +152,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         privateKey: validatorKey.privateKey,
         ...feeRouting(chain.genesis, validatorKey.address),
         syncWrites: true,
-        speculator,
       })
       sealer = new SingleValidatorSealer({
         store,
@@ -182,7 +179,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         pool,
         emitBlock: (block) => events.emitBlock(block),
         validatorKey: isValidator && validators.length > 1 ? validatorKey : undefined,
-        speculator,
         log,
       })
     } else if (isValidator && validators.length > 1) {
@@ -209,7 +205,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     const execPool = exec
     setTimeout(() => {
       execPool.start()
-      speculator?.start()
     }, 0).unref()
   } catch (err) {
     await rpc?.stop()
@@ -217,7 +212,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     await network?.stop().catch(() => undefined)
     await pool.stop().catch(() => undefined)
     await exec?.close()
-    await speculator?.close()
     await db.close()
     throw err
   }
@@ -242,29 +236,12 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         await pool.stop()
         // every worker reads the database: they must be gone before it closes
         await workers?.close()
-        await speculator?.close()
         await db.close()
         log.info('stopped cleanly: database closed')
       })()
       return stopping
     },
   }
-}
-
-/** Speculation workers for parallel block execution (src/exec/parallel), when `[exec] parallel_execution` is on. */
-function openSpeculator(config: IbexConfig, chain: OpenedChain, log: Logger): Speculator | undefined {
-  const c = config.exec
-  if (!c.parallelExecution) return undefined
-  log.info(`parallel execution: ${c.speculateWorkers} speculation workers`)
-  return new Speculator({
-    db: chain.db,
-    store: chain.store,
-    common: chain.common,
-    genesis: chain.genesis,
-    workers: c.speculateWorkers,
-    cacheBytes: c.cacheMb * 1024 * 1024,
-    workerHeapMb: c.workerHeapMb,
-  })
 }
 
 /** The worker pool for eth_call / eth_estimateGas / debug_trace*, reading this node's database. */
@@ -281,7 +258,6 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
     traceQueue: c.traceQueue,
     workerHeapMb: c.workerHeapMb,
     cacheBytes: c.cacheMb * 1024 * 1024,
-    inlineCallMs: c.inlineCallMs,
   })
   log.info(exec.offloaded ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers` : 'execution pool off: calls and traces run on the main thread')
   return exec

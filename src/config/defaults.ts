@@ -119,22 +119,6 @@ export const EXEC_CACHE_MB = 64
  * the largest cost of admission) so the main thread does not; 0 = on the main thread.
  */
 export const EXEC_RECOVER_WORKERS = 1
-/**
- * EXEC_INLINE_CALL_MS (1 ms): an eth_call the fast interpreter finishes within this is answered on
- * the main thread: a worker hop costs the main thread more (~50 µs of messaging) than a view call
- * on the fast interpreter (~30 µs), and the budget bounds how long the main thread is held. Calls
- * that run longer, bail out to ethereumjs or have fees go to the call workers; 0 = all of them.
- */
-export const EXEC_INLINE_CALL_MS = 1
-/**
- * EXEC_PARALLEL_EXECUTION (false): contract transactions of a block run speculatively on worker
- * threads and are applied in order when what they read still holds (src/exec/parallel). Off: on
- * the 2-core box, ERC-20 blocks built 0.46x as fast with it (bench/parallel-exec.ts): replaying a
- * run's state writes costs the main thread about half of runTx, and the workers share the cores.
- */
-export const EXEC_PARALLEL_EXECUTION = false
-/** EXEC_SPECULATE_WORKERS: one speculation thread per core (they run only while a block executes, while the main thread waits). */
-export const EXEC_SPECULATE_WORKERS = Math.max(1, availableParallelism())
 
 /** DEV_BLOCK_TIME_MS = 0: the dev chain seals as soon as transactions arrive (instant receipts for tests). */
 export const DEV_BLOCK_TIME_MS = 0
@@ -249,9 +233,6 @@ export function defaultConfig(network: NetworkName): IbexConfig {
       workerHeapMb: EXEC_WORKER_HEAP_MB,
       cacheMb: EXEC_CACHE_MB,
       recoverWorkers: EXEC_RECOVER_WORKERS,
-      inlineCallMs: EXEC_INLINE_CALL_MS,
-      parallelExecution: EXEC_PARALLEL_EXECUTION,
-      speculateWorkers: EXEC_SPECULATE_WORKERS,
     },
     metrics: { enabled: false, host: METRICS_DEFAULT_HOST, port: METRICS_DEFAULT_PORT },
     faucet: {

@@ -395,9 +395,6 @@ trace_max_bytes = 1048576
 worker_heap_mb = 512
 cache_mb = 8
 recover_workers = 2
-inline_call_ms = 3
-parallel_execution = true
-speculate_workers = 3
 [metrics]
 enabled = true
 host = "0.0.0.0"
@@ -474,7 +471,7 @@ trusted_proxies = ["127.0.0.1"]
       },
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'] },
       ibft: { roundTimeoutBaseMs: 2000 },
-      exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2, inlineCallMs: 3, parallelExecution: true, speculateWorkers: 3 },
+      exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
       faucet: {
         rpcUrl: 'http://127.0.0.1:9000',

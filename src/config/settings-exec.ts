@@ -6,8 +6,6 @@
 import {
   EXEC_CACHE_MB,
   EXEC_CALL_QUEUE,
-  EXEC_PARALLEL_EXECUTION,
-  EXEC_INLINE_CALL_MS,
   EXEC_RECOVER_WORKERS,
   EXEC_TRACE_MAX_BYTES,
   EXEC_TRACE_QUEUE,
@@ -16,7 +14,7 @@ import {
 } from './defaults.js'
 import type { SettingDef } from './settings.js'
 import type { IbexConfig } from './types.js'
-import { parseBoolean, parseInteger } from './values.js'
+import { parseInteger } from './values.js'
 
 /** Most worker threads of one kind: far more than cores only adds memory and contention. */
 const MAX_EXEC_WORKERS = 256
@@ -30,8 +28,8 @@ export const EXEC_SETTINGS: readonly SettingDef[] = [
     toml: ['exec', 'workers'],
     metavar: 'N',
     defaultText: 'cores - 1 (at least 1)',
-    help: 'worker threads for eth_call and eth_estimateGas; 0 = run them on the main thread (benchmarks only: no timeouts)',
-    parse: int(0, MAX_EXEC_WORKERS),
+    help: 'worker threads for eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 (no EVM runs on the main thread)',
+    parse: int(1, MAX_EXEC_WORKERS),
     apply: (c: IbexConfig, v) => {
       c.exec.workers = v as number
     },
@@ -111,39 +109,6 @@ export const EXEC_SETTINGS: readonly SettingDef[] = [
     parse: int(0, MAX_EXEC_WORKERS),
     apply: (c: IbexConfig, v) => {
       c.exec.recoverWorkers = v as number
-    },
-  },
-  {
-    flag: 'exec.inline-call-ms',
-    toml: ['exec', 'inline_call_ms'],
-    metavar: 'MS',
-    defaultText: String(EXEC_INLINE_CALL_MS),
-    help: 'an eth_call the fast interpreter finishes within this many ms is answered on the main thread instead of a call worker (a worker hop costs more than a view call); 0 = every call on a worker',
-    parse: int(0, 1000),
-    apply: (c: IbexConfig, v) => {
-      c.exec.inlineCallMs = v as number
-    },
-  },
-  {
-    flag: 'exec.parallel-execution',
-    toml: ['exec', 'parallel_execution'],
-    metavar: undefined,
-    defaultText: String(EXEC_PARALLEL_EXECUTION),
-    help: "run a block's contract transactions speculatively on worker threads, applied in order when what they read still holds (same blocks either way); slower on 2 cores, measure with bench/parallel-exec.ts first",
-    parse: parseBoolean,
-    apply: (c: IbexConfig, v) => {
-      c.exec.parallelExecution = v as boolean
-    },
-  },
-  {
-    flag: 'exec.speculate-workers',
-    toml: ['exec', 'speculate_workers'],
-    metavar: 'N',
-    defaultText: 'cores',
-    help: 'worker threads for --exec.parallel-execution',
-    parse: int(1, MAX_EXEC_WORKERS),
-    apply: (c: IbexConfig, v) => {
-      c.exec.speculateWorkers = v as number
     },
   },
 ]

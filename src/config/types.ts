@@ -191,7 +191,7 @@ export interface IbexConfig {
 
 /** Execution pool settings ([exec]). */
 export interface ExecConfig {
-  /** Worker threads for eth_call / eth_estimateGas; 0 = run on the main thread. */
+  /** Worker threads for eth_call / eth_estimateGas / eth_createAccessList / eth_simulateV1 (at least 1). */
   workers: number
   /** Calls that may wait for a worker; more are refused. */
   callQueue: number
@@ -207,12 +207,6 @@ export interface ExecConfig {
   cacheMb: number
   /** Worker threads recovering the senders of submitted transactions; 0 = on the main thread. */
   recoverWorkers: number
-  /** eth_calls the fast interpreter finishes within this many ms run on the main thread; 0 = none. */
-  inlineCallMs: number
-  /** Contract transactions of a block run speculatively on worker threads (src/exec/parallel). */
-  parallelExecution: boolean
-  /** Worker threads for that speculation. */
-  speculateWorkers: number
 }
 
 /** Multi-validator IBFT settings. */

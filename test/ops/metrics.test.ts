@@ -67,9 +67,6 @@ beforeAll(async () => {
       '2',
       '--rpc.ratelimit.burst',
       '1s',
-      // eth_calls go to the call workers, so the calls lane's task counter moves
-      '--exec.inline-call-ms',
-      '0',
     ],
   })
   const m = /Metrics: +(http:\/\/[^\s]+)/.exec(node.stdout())

@@ -43,8 +43,6 @@ beforeAll(async () => {
       '--http.api', 'eth,net,web3,txpool,debug',
       '--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`,
       '--rpc.gascap', String(SPIN_GAS),
-      // every call goes to the call worker (these tests are about the worker), none on the main thread
-      '--exec.inline-call-ms', '0',
       '--exec.workers', '1',
       '--exec.call-queue', '2',
       '--exec.trace-queue', '1',

@@ -32,7 +32,6 @@ import { Piscina } from 'piscina'
 import type { GenesisJson } from '../../chain/common.js'
 import type { Database } from '../../chain/db.js'
 import type { ChainStore } from '../../chain/store.js'
-import { quickCall } from '../call.js'
 import { callKey, callResults } from '../callCache.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
@@ -74,11 +73,6 @@ export interface ExecPoolOptions {
   workerHeapMb: number
   /** Per-worker trie-node cache, bytes. */
   cacheBytes: number
-  /**
-   * eth_calls the fast interpreter finishes within this many ms are answered on the calling (main)
-   * thread instead of a worker (quickCall); 0 = every call goes to a worker. Default 0 here.
-   */
-  inlineCallMs?: number
 }
 
 /** Resolves a compiled worker entry point (dist/workers/<name>.js), from src/ or dist/src/. */
@@ -169,22 +163,6 @@ export class ExecPool {
       if (known !== undefined) {
         if (known.reverted) throw new ExecutionRevertedError(known.data)
         return known.data
-      }
-    }
-    if (key !== undefined && (this.#opts.inlineCallMs ?? 0) > 0) {
-      const block = this.#opts.store.getBlockByHash(unscheduled.blockHash)
-      if (block !== undefined) {
-        const env = { db: this.#opts.db, store: this.#opts.store, common: this.#opts.common, block }
-        try {
-          const data = quickCall(env, unscheduled.request, limits, this.#opts.inlineCallMs as number)
-          if (data !== undefined) {
-            callResults.set(key, { reverted: false, data })
-            return data
-          }
-        } catch (err) {
-          if (err instanceof ExecutionRevertedError) callResults.set(key, { reverted: true, data: err.data })
-          throw err
-        }
       }
     }
     const budgetMs = unscheduled.kind === 'estimateGas' ? limits.timeoutMs * ESTIMATE_TIMEOUT_FACTOR : limits.timeoutMs
