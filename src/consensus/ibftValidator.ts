@@ -13,7 +13,8 @@ import { bytesToHex } from '@ethereumjs/util'
 
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { BlockBuilder, ExecutedBlock } from '../exec/blockBuilder.js'
-import { encodeWireBlock, IbftBlockError, type IbftBlockImporter } from '../exec/ibftImport.js'
+import { encodeWireBlock } from '../chain/blockRlp.js'
+import { IbftBlockError, type IbftBlockImporter } from '../exec/ibftImport.js'
 import type { Logger } from '../log.js'
 import type { TxPool } from '../txpool/index.js'
 import {

@@ -17,7 +17,8 @@ import {
 } from '../consensus/ibft/index.js'
 import { stateAt } from '../state/index.js'
 import { validateTransaction } from '../txpool/validate.js'
-import { encodeWireBlock, executeIbftBlock } from './ibftImport.js'
+import { encodeWireBlock } from '../chain/blockRlp.js'
+import { executeIbftBlock } from './ibftImport.js'
 import { openIbftTestNode, removeIbftTestNodes, USERS, VALIDATOR_ACCOUNTS, validatorKey } from './ibftTesting.js'
 
 const [alice, bob] = USERS

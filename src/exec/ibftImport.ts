@@ -51,18 +51,6 @@ export class IbftBlockError extends Error {
 type BodyItem = Uint8Array | Uint8Array[]
 type WireBlock = [Uint8Array[], BodyItem[], unknown[], Uint8Array[][]?]
 
-/** encodeWireBlock writes a block as `ibex export` / `geth export` do: RLP [header, txs, uncles, withdrawals?]. */
-export function encodeWireBlock(b: {
-  headerRaw: Uint8Array[]
-  transactionBytes: Uint8Array[]
-  withdrawals?: Uint8Array[][]
-}): Uint8Array {
-  const txs = b.transactionBytes.map((t) => ((t[0] as number) >= 0xc0 ? RLP.decode(t) : t))
-  const body: unknown[] = [b.headerRaw, txs, []]
-  if (b.withdrawals !== undefined) body.push(b.withdrawals)
-  return RLP.encode(body as never)
-}
-
 /** What a received block must be checked against. */
 export interface VerifyParams {
   /** 'proposal': only a proposer seal (by `proposer` when given); 'sealed': ≥ quorum committed seals. */

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import { bytesToHex } from '@ethereumjs/util'
 import { attachSeals, decodeExtra, signCommittedSeal } from '../consensus/ibft/index.js'
-import { encodeWireBlock } from '../exec/ibftImport.js'
+import { encodeWireBlock } from '../chain/blockRlp.js'
 import { decideNext, openIbftTestNode, removeIbftTestNodes, validatorKey } from '../exec/ibftTesting.js'
 import { createLogger } from '../log.js'
 import { P2pHost } from './host.js'

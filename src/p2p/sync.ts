@@ -16,7 +16,7 @@
  * highest head a peer reported.
  */
 import type { ChainStore } from '../chain/store.js'
-import { encodeWireBlock } from '../exec/ibftImport.js'
+import { encodeWireBlock } from '../chain/blockRlp.js'
 import type { Logger } from '../log.js'
 import type { P2pHost } from './host.js'
 import {
