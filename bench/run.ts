@@ -3,7 +3,7 @@
  * on loopback, on the same seeded state; writes bench/results/<date>.md, .json and .png charts.
  *
  *   npm run bench -- [--nodes ibex,anvil,ganache,hardhat] [--scenarios framing,compare,readmix,
- *     batch,logs,traces,memory,writes] [--cpus N] [--seconds 5] [--soak-minutes 1]
+ *     batch,logs,traces,memory,heavy,writes] [--cpus N] [--seconds 5] [--soak-minutes 1]
  *     [--write-rate 2500] [--write-seconds 10] [--history 1000] [--senders 2000]
  *     [--max-minutes 90] [--out DIR] [--ibex-flags "--exec.workers 1 …"]
  *

@@ -209,7 +209,9 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     idle.push(...connections)
     const tick = (): void => {
       const now = performance.now()
-      const due = Math.floor(((Math.min(now, stopAt) - started) * rate) / 1000)
+      // request k is due at started + k/rate: every k with a due time already past is queued now
+      // (floor(...) would queue each one a whole interval late: +20 ms at 50/s)
+      const due = Math.ceil(((Math.min(now, stopAt) - started) * rate) / 1000)
       while (issued < due) {
         const dueAt = started + (issued * 1000) / rate
         issued++

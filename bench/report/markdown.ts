@@ -100,6 +100,16 @@ export function summaryTable(report: Report): string {
       },
     ])
   }
+  const heavy = by.get('heavy')
+  if (heavy !== undefined) {
+    lines.push([
+      'eth_blockNumber p50 / p99 / max beside 8 heavy clients, ms',
+      (node) => {
+        const r = find(heavy, node, (l) => l.startsWith('eth_blockNumber beside'))
+        return r === undefined ? '' : `${ms(r.p50)} / ${ms(r.p99)} / ${r.extra?.maxMs ?? ''}`
+      },
+    ])
+  }
   const writes = by.get('writes')
   if (writes !== undefined) {
     lines.push(['transfers finalized/s (1 s blocks)', (node) => n0(find(writes, node, () => true)?.rps)])
