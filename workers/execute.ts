@@ -1,6 +1,8 @@
 /**
- * Piscina entry point of the call workers (ExecPool's `calls` lane): eth_call and
- * eth_estimateGas on state read from the node's RocksDB, attached by handle. One ExecContext per
+ * Piscina entry point of the call workers (ExecPool's `calls` lane): eth_call, eth_estimateGas,
+ * eth_createAccessList and eth_simulateV1 on state read from the node's RocksDB, attached by
+ * handle. Simulated blocks are formatted here, into the JSON-ready answer (rpc/format/simulated.ts),
+ * because their ethereumjs objects would lose their classes crossing threads. One ExecContext per
  * thread, built before the first task (module top level) and kept: its trie-node cache and block
  * cache stay warm across tasks. The thread never writes to or closes the database.
  *
@@ -13,7 +15,8 @@
  */
 import { workerData } from 'node:worker_threads'
 import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
-import { type CallTask, runTask, type TaskResult } from '../src/exec/pool/tasks.js'
+import { type CallLaneTask, runTask, type TaskResult } from '../src/exec/pool/tasks.js'
+import { formatSimulated } from '../src/rpc/format/simulated.js'
 
 /** Exit code of an injected crash. */
 const INJECTED_CRASH_EXIT_CODE = 70
@@ -24,13 +27,13 @@ const context = await ExecContext.attach(workerData as ExecWorkerData)
 /** The task running or last queued on this thread: the next one starts when it settles. */
 let tail: Promise<unknown> = Promise.resolve()
 
-export default function execute(task: CallTask): Promise<TaskResult<unknown>> {
+export default function execute(task: CallLaneTask): Promise<TaskResult<unknown>> {
   const run = tail.then(() => {
-    const to = task.request.to
+    const to = task.kind === 'simulate' ? undefined : task.request.to
     if (crashAddress !== undefined && to !== undefined && `0x${Buffer.from(to).toString('hex')}` === crashAddress) {
       process.exit(INJECTED_CRASH_EXIT_CODE)
     }
-    return runTask(context, task)
+    return runTask(context, task, formatSimulated)
   })
   tail = run.catch(() => undefined)
   return run

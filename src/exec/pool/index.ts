@@ -1,10 +1,12 @@
 /**
- * ExecPool: EVM work off the main thread. Two Piscina pools of worker threads, each worker
- * reading state itself from the node's RocksDB (attached by handle, see sharedDb.ts):
+ * ExecPool: EVM work off the main thread — the only way the node's main thread (HTTP, IBFT) gets
+ * a message executed for a client. Two Piscina pools of worker threads, each worker reading state
+ * itself from the node's RocksDB (attached by handle, see sharedDb.ts):
  *
- *                      ┌─ calls: eth_call, eth_estimateGas ─▶ [queue ≤ call_queue] ─▶ `workers` threads (workers/execute.js)
+ *                      ┌─ calls: eth_call, eth_estimateGas, ─▶ [queue ≤ call_queue] ─▶ `workers` threads (workers/execute.js)
+ *                      │         eth_createAccessList, eth_simulateV1
  *   main thread ──task─┤
- *                      └─ traces: debug_trace* ─────────────▶ [queue ≤ trace_queue] ─▶ `trace_workers` threads (workers/trace.js)
+ *                      └─ traces: debug_trace* ───────────────▶ [queue ≤ trace_queue] ─▶ `trace_workers` threads (workers/trace.js)
  *
  * Calls and traces have their own threads and queues (lane.ts: first come, first served), so a
  * burst of 30M-gas traces cannot starve eth_call. What always holds:
@@ -20,8 +22,11 @@
  *  - close() waits until every worker thread ever started has exited, so the main thread never
  *    closes the database under a reader.
  *
- * With `workers = 0` tasks run in process, on the main thread: no hop, no isolation (a timeout
- * cannot stop pure compute there) — for benchmarks and debugging only.
+ * Results and failures cross as plain data (tasks.ts): simulated blocks are formatted in the
+ * worker, failures carry their kind (and eth_simulateV1's geth code) and become the same error
+ * classes here. The in-process pool (ExecPool.inProcess: tasks on the calling thread, no
+ * isolation, no deadline that stops pure compute) is for tests and kernel benchmarks only; the
+ * node always runs at least one call worker.
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
@@ -33,16 +38,34 @@ import type { GenesisJson } from '../../chain/common.js'
 import type { Database } from '../../chain/db.js'
 import type { ChainStore } from '../../chain/store.js'
 import { callKey, callResults } from '../callCache.js'
+import type { AccessListResult } from '../accessList.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import { SimulationError } from '../simulate/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
 import { CALL_PIPELINE_DEPTH } from './constants.js'
 import { TraceLimitError } from './errors.js'
 import { Lane } from './lane.js'
-import { type CallTask, runTask, type TaskFailure, type TaskResult, type TraceParts, type TraceTask } from './tasks.js'
+import {
+  type AccessListTask,
+  type CallTask,
+  type ExecTask,
+  runTask,
+  type SimulatedPresenter,
+  type SimulateTask,
+  type TaskFailure,
+  type TaskResult,
+  type TraceParts,
+  type TraceTask,
+} from './tasks.js'
 
 export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
 export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
-export type { CallTask, TraceTask } from './tasks.js'
+export type { AccessListTask, CallTask, SimulatedPresenter, SimulateTask, TraceParts, TraceTask } from './tasks.js'
+// the shapes callers build tasks from and read answers of: src/rpc imports them from here, never from the EVM modules
+export type { AccessListEntry, AccessListResult } from '../accessList.js'
+export type { CallLimits, CallRequest } from '../call.js'
+export type { SimulatedBlock, SimulatedCall } from '../simulate/index.js'
+export type { SimulateRequest } from '../simulate/types.js'
 
 /**
  * eth_estimateGas runs the call many times (geth's binary search) and geth bounds it by no timer
@@ -51,6 +74,8 @@ export type { CallTask, TraceTask } from './tasks.js'
 export const ESTIMATE_TIMEOUT_FACTOR = 3
 /** How long past its deadline a task may run before its worker is terminated (the EVM should have stopped it). */
 export const ABORT_GRACE_MS = 1000
+/** The methods the call lane serves, as a refusal names them (-32005 when its queue is full). */
+export const CALL_LANE_METHODS = 'eth_call/eth_estimateGas/eth_createAccessList/eth_simulateV1'
 /** Time a trace gets beyond its transactions' timeouts, to replay the block's earlier transactions. */
 export const TRACE_REPLAY_MS = 5000
 /** How long close() waits for worker threads to exit before giving up on them. */
@@ -61,7 +86,7 @@ export interface ExecPoolOptions {
   store: ChainStore
   common: Common
   genesis: GenesisJson
-  /** Call workers; 0 = run everything in process. */
+  /** Call workers; 0 = run everything in process (tests and benchmarks only: ExecPool.inProcess). */
   workers: number
   /** Calls allowed to wait for a worker. */
   callQueue: number
@@ -73,6 +98,11 @@ export interface ExecPoolOptions {
   workerHeapMb: number
   /** Per-worker trie-node cache, bytes. */
   cacheBytes: number
+  /**
+   * Formats eth_simulateV1's blocks when tasks run in process (src/rpc/format/simulated.ts's
+   * formatSimulated); the call workers apply that one themselves (workers/execute.ts).
+   */
+  presentSimulated?: SimulatedPresenter
 }
 
 /** Resolves a compiled worker entry point (dist/workers/<name>.js), from src/ or dist/src/. */
@@ -91,6 +121,11 @@ function failureError(f: TaskFailure): Error {
       return new ExecutionRevertedError(f.data)
     case 'tooLarge':
       return new TraceLimitError(f.message)
+    case 'simulation':
+      return new SimulationError(f.code, f.message)
+    case 'internal':
+      // an unexpected error, answered -32603 without its text (src/rpc/errors.ts)
+      return new Error(f.message)
     default:
       return new ExecutionError(f.message)
   }
@@ -136,13 +171,16 @@ export class ExecPool {
       pool.on('workerCreate', () => this.#track(pool))
       return new Lane(pool, what, threads * depth, maxQueue, ABORT_GRACE_MS)
     }
-    this.#calls = lane('execute', 'eth_call/eth_estimateGas', opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
+    this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
     this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1)
   }
 
-  /** A pool that runs every task on the calling thread (workers = 0). */
-  static inProcess(db: Database, store: ChainStore, common: Common): ExecPool {
-    return new ExecPool({ db, store, common, genesis: {}, workers: 0, callQueue: 0, traceWorkers: 0, traceQueue: 0, workerHeapMb: 0, cacheBytes: 0 })
+  /**
+   * A pool that runs every task on the calling thread (workers = 0): for tests and kernel
+   * benchmarks, never the node. Without `presentSimulated`, eth_simulateV1 answers -32603.
+   */
+  static inProcess(db: Database, store: ChainStore, common: Common, presentSimulated?: SimulatedPresenter): ExecPool {
+    return new ExecPool({ db, store, common, genesis: {}, workers: 0, callQueue: 0, traceWorkers: 0, traceQueue: 0, workerHeapMb: 0, cacheBytes: 0, presentSimulated })
   }
 
   /** True when tasks run on worker threads. */
@@ -178,6 +216,21 @@ export class ExecPool {
     }
   }
 
+  /** eth_createAccessList on a call worker, within the call timeout (the EVM stops at the deadline). */
+  async createAccessList(unscheduled: AccessListJob): Promise<AccessListResult> {
+    const task: AccessListTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.limits.timeoutMs }
+    return (await this.#run('calls', task)) as AccessListResult
+  }
+
+  /**
+   * eth_simulateV1 on a call worker, within the call timeout: the answer's JSON-ready blocks
+   * (formatted by the worker), or a SimulationError with geth's code.
+   */
+  async simulate(unscheduled: SimulateJob): Promise<unknown[]> {
+    const task: SimulateTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.timeoutMs }
+    return (await this.#run('calls', task)) as unknown[]
+  }
+
   /**
    * A debug_trace* task: the trace's JSON as ASCII byte chunks (tracers/sink.ts decodeParts joins
    * them into the text). `txCount` (the block's) sizes the task's time budget.
@@ -188,13 +241,13 @@ export class ExecPool {
     return (await this.#run('traces', task)) as TraceParts
   }
 
-  async #run(kind: 'calls' | 'traces', task: CallTask | TraceTask): Promise<unknown> {
+  async #run(kind: 'calls' | 'traces', task: ExecTask): Promise<unknown> {
     if (this.#closed) throw new ExecutionError('the node is shutting down')
     this.start()
     const lane = kind === 'calls' ? this.#calls : this.#traces
     let result: TaskResult<unknown>
     if (lane === undefined) {
-      result = await runTask(this.#inline as ExecContext, task)
+      result = await runTask(this.#inline as ExecContext, task, this.#opts.presentSimulated)
     } else {
       try {
         result = await lane.submit(task)
@@ -252,6 +305,10 @@ export class ExecPool {
 export type Unscheduled<T> = T extends unknown ? Omit<T, 'deadlineAt'> : never
 /** An eth_call / eth_estimateGas task before submission. */
 export type CallJob = Unscheduled<CallTask>
+/** An eth_createAccessList task before submission. */
+export type AccessListJob = Unscheduled<AccessListTask>
+/** An eth_simulateV1 task before submission. */
+export type SimulateJob = Unscheduled<SimulateTask>
 /** A debug_trace* task before submission. */
 export type TraceJob = Unscheduled<TraceTask>
 

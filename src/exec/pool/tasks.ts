@@ -1,6 +1,9 @@
 /**
  * The tasks the pool runs, as plain data (structured-cloneable), and runTask, which executes one
  * against an ExecContext — in a worker (workers/execute.ts, workers/trace.ts) or in process.
+ * Results cross threads as plain data too: an access list is strings and a bigint; simulated
+ * blocks hold ethereumjs objects (headers, transactions), so the thread that made them formats
+ * them with the presenter its owner gives (SimulatedPresenter) before they leave.
  *
  * Blocks travel as hashes: the main thread resolves tags and numbers (cheap, cached) and the
  * worker reads the block itself. Expected failures come back as values (TaskFailure), because an
@@ -8,8 +11,11 @@
  * or a crash and answers -32603.
  */
 import { createBlockFromRLP } from '@ethereumjs/block'
+import { type AccessListResult, createAccessList } from '../accessList.js'
 import { type CallLimits, type CallRequest, call, estimateGas } from '../call.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import { type SimulatedBlock, SimulationError, simulate } from '../simulate/index.js'
+import type { SimulateRequest } from '../simulate/types.js'
 import type { TraceOptions } from '../tracers/options.js'
 import type { AccountOverride } from '../tracers/overrides.js'
 import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../tracers/run.js'
@@ -62,24 +68,62 @@ export interface TraceCallTask extends TraceBase {
   gasCap: bigint
 }
 
-export type TraceTask = TraceTxTask | TraceBlockTask | TraceRlpBlockTask | TraceCallTask
-export type ExecTask = CallTask | TraceTask
+/** eth_createAccessList: answers an AccessListResult. */
+export interface AccessListTask extends TaskBase {
+  kind: 'createAccessList'
+  blockHash: Uint8Array
+  request: CallRequest
+  limits: CallLimits
+}
 
-/** Why a task failed, in a form that crosses threads. */
+/** eth_simulateV1 on top of the block `blockHash`: answers what the thread's SimulatedPresenter makes of the blocks. */
+export interface SimulateTask extends TaskBase {
+  kind: 'simulate'
+  blockHash: Uint8Array
+  request: SimulateRequest
+  /** The request's gas pool (0 = unlimited). */
+  gasCap: bigint
+  timeoutMs: number
+  /** EIP-6110 deposit contract of the chain. */
+  depositContract: Uint8Array
+}
+
+export type TraceTask = TraceTxTask | TraceBlockTask | TraceRlpBlockTask | TraceCallTask
+/** The tasks of the call lane (workers/execute.ts). */
+export type CallLaneTask = CallTask | AccessListTask | SimulateTask
+export type ExecTask = CallLaneTask | TraceTask
+
+/**
+ * Turns simulated blocks into the JSON-ready answer (src/rpc/format/simulated.ts). Given by the
+ * owner of the thread that runs the simulation, because the exec layer does not import rpc.
+ */
+export type SimulatedPresenter = (blocks: SimulatedBlock[], fullTransactions: boolean) => unknown
+
+/**
+ * Why a task failed, in a form that crosses threads: `simulation` keeps eth_simulateV1's geth
+ * code (-380xx …), `internal` is an unexpected error of a simulation or access list (answers
+ * -32603, as it did when they ran on the main thread).
+ */
 export type TaskFailure =
   | { kind: 'revert'; data: Uint8Array }
-  | { kind: 'execution' | 'timeout' | 'tooLarge'; message: string }
+  | { kind: 'execution' | 'timeout' | 'tooLarge' | 'internal'; message: string }
+  | { kind: 'simulation'; code: number; message: string }
 
 export type TaskResult<T> = { ok: true; value: T } | { ok: false; failure: TaskFailure }
 
 /** Trace JSON as latin1 byte chunks (transferred, not copied, out of a worker). */
 export type TraceParts = Uint8Array[]
 
-function failureOf(err: unknown): TaskFailure | undefined {
+function failureOf(err: unknown, task: ExecTask): TaskFailure | undefined {
   if (err instanceof ExecutionRevertedError) return { kind: 'revert', data: err.data }
   if (err instanceof TraceTimeoutError) return { kind: 'timeout', message: err.message }
   if (err instanceof TraceTooLargeError) return { kind: 'tooLarge', message: err.message }
   if (err instanceof ExecutionError || err instanceof TraceError) return { kind: 'execution', message: err.message }
+  if (err instanceof SimulationError) return { kind: 'simulation', code: err.code, message: err.message }
+  // these threw plain errors on the main thread before, answered -32603 there; not a worker crash
+  if (task.kind === 'simulate' || task.kind === 'createAccessList') {
+    return { kind: 'internal', message: err instanceof Error ? err.message : String(err) }
+  }
   return undefined
 }
 
@@ -120,13 +164,31 @@ function decoded(ctx: ExecContext, task: TraceRlpBlockTask): BlockToTrace {
   }
 }
 
-async function execute(ctx: ExecContext, task: ExecTask): Promise<unknown> {
+async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPresenter | undefined): Promise<unknown> {
   switch (task.kind) {
     case 'call':
     case 'estimateGas': {
       const store = ctx.store(task.head)
       const env = { db: ctx.db, store, common: ctx.common, block: blockOf(ctx, task) }
       return task.kind === 'call' ? call(env, task.request, task.limits) : estimateGas(env, task.request, task.limits)
+    }
+    case 'createAccessList': {
+      const env = { db: ctx.db, store: ctx.store(task.head), common: ctx.common, block: blockOf(ctx, task) }
+      const result: AccessListResult = await createAccessList(env, task.request, task.limits)
+      return result
+    }
+    case 'simulate': {
+      if (present === undefined) throw new Error('no presenter for simulated blocks on this thread')
+      const env = {
+        db: ctx.db,
+        store: ctx.store(task.head),
+        common: ctx.common,
+        base: blockOf(ctx, task),
+        gasCap: task.gasCap,
+        timeoutMs: task.timeoutMs,
+        depositContract: task.depositContract,
+      }
+      return present(await simulate(env, task.request), task.request.returnFullTransactions)
     }
     case 'traceTx':
       return traceBlockTx({ db: ctx.db, store: ctx.store(task.head) }, stored(ctx, task), task.index, task.options, task.maxBytes)
@@ -144,33 +206,46 @@ async function execute(ctx: ExecContext, task: ExecTask): Promise<unknown> {
 
 /** geth's message when a task runs out of time. */
 export function timeoutMessage(task: ExecTask): string {
-  return task.kind === 'call' || task.kind === 'estimateGas' ? `execution aborted (timeout = ${task.limits.timeoutMs / 1000}s)` : 'execution timeout'
+  switch (task.kind) {
+    case 'call':
+    case 'estimateGas':
+    case 'createAccessList':
+      return evmTimeoutMessage(task.limits.timeoutMs)
+    case 'simulate':
+      return evmTimeoutMessage(task.timeoutMs)
+    default:
+      return 'execution timeout'
+  }
+}
+
+function evmTimeoutMessage(ms: number): string {
+  return `execution aborted (timeout = ${ms / 1000}s)`
 }
 
 /**
  * Runs one task; expected failures are returned, bugs thrown. In a worker (ctx.evmDeadline) the
  * EVM stops itself at the task's deadline; in process only traces' own timeouts apply.
  */
-export async function runTask(ctx: ExecContext, task: ExecTask): Promise<TaskResult<unknown>> {
+export async function runTask(ctx: ExecContext, task: ExecTask, present?: SimulatedPresenter): Promise<TaskResult<unknown>> {
   let value: unknown
   let error: unknown
   if (ctx.evmDeadline) {
     const message = timeoutMessage(task)
     const left = task.deadlineAt - Date.now()
     if (left <= 0) return { ok: false, failure: { kind: 'timeout', message } }
-    const run = await withEvmDeadline(left, message, () => execute(ctx, task))
+    const run = await withEvmDeadline(left, message, () => execute(ctx, task, present))
     if (run.timedOut) return { ok: false, failure: { kind: 'timeout', message } }
     value = run.value
     error = run.error
   } else {
     try {
-      value = await execute(ctx, task)
+      value = await execute(ctx, task, present)
     } catch (err) {
       error = err
     }
   }
   if (error === undefined) return { ok: true, value }
-  const failure = failureOf(error)
+  const failure = failureOf(error, task)
   if (failure === undefined) throw error
   return { ok: false, failure }
 }
