@@ -1,16 +1,15 @@
 /**
- * Worker thread of sender recovery (src/txpool/recovery.ts): ecrecover of signature batches,
- * off the main thread. A message is a batch; the answer carries, per item, the 64-byte public
- * key and its address, or null when the signature does not recover (the main thread then leaves the transaction
- * to its own check, which words the error).
+ * Piscina entry point of sender recovery (src/txpool/recovery.ts): ecrecover of a batch of
+ * signatures, off the main thread. The answer carries, per item, the 64-byte public key and its
+ * address, or null when the signature does not recover (the main thread then leaves the
+ * transaction to its own check, which words the error).
  */
-import { parentPort } from 'node:worker_threads'
 import { keccak256 } from 'ethereum-cryptography/keccak.js'
-import { nativeEcrecover } from '../src/util/crypto.js'
 import type { RecoverBatch, RecoverReply } from '../src/txpool/recovery.js'
+import { nativeEcrecover } from '../src/util/crypto.js'
 
-parentPort?.on('message', (batch: RecoverBatch) => {
-  const keys: (Uint8Array | null)[] = batch.items.map((item) => {
+export default function recover(batch: RecoverBatch): RecoverReply {
+  const keys: (Uint8Array | null)[] = batch.map((item) => {
     try {
       return nativeEcrecover(item.hash, item.v, item.r, item.s, item.chainId)
     } catch {
@@ -19,6 +18,5 @@ parentPort?.on('message', (batch: RecoverBatch) => {
   })
   // the sender's address as ethereumjs derives it from the key (publicToAddress)
   const addresses = keys.map((key) => (key === null ? null : keccak256(key).subarray(12)))
-  const reply: RecoverReply = { id: batch.id, keys, addresses }
-  parentPort?.postMessage(reply)
-})
+  return { keys, addresses }
+}

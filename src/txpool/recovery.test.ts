@@ -1,7 +1,8 @@
 /**
- * Sender recovery on a worker thread (recovery.ts): the public key it caches in a transaction is
- * the one ethereumjs recovers itself, for every signed type; a signature ethereumjs refuses is
- * never primed, so validation words the same error as without the worker. Needs `npm run build`
+ * Sender recovery on a Piscina worker pool (recovery.ts): the public key it caches in a transaction
+ * is the one ethereumjs recovers itself, for every signed type; a signature ethereumjs refuses is
+ * never primed, nor a batch the bounded queue refuses, so validation words the same error and
+ * finds the same sender as without the workers. Needs `npm run build`
  * (the worker loads from dist/workers/recover.js).
  */
 import { createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
@@ -11,7 +12,7 @@ import { createChainCommon, type GenesisJson } from '../chain/common.js'
 import { devAccounts } from '../config/accounts.js'
 import { defaultConfig } from '../config/defaults.js'
 import { buildGenesis } from '../config/genesis.js'
-import { primedSender, SenderRecovery } from './recovery.js'
+import { primedSender, RECOVER_BATCH_MAX, SenderRecovery } from './recovery.js'
 import { validateTransaction } from './validate.js'
 
 const [alice, bob] = devAccounts(2) as { address: string; privateKey: string }[]
@@ -76,6 +77,23 @@ describe('sender recovery on a worker', () => {
     ;(tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = own
     await recovery.prime(tx)
     expect(pubKeyOf(tx)).toBe(own)
+  })
+
+  it('a batch the queue has no room for stays unprimed, and validation still finds its sender', async () => {
+    // no queue at all: batches beyond what a thread takes at once (or any, while it starts) are refused
+    const recovery = new SenderRecovery(1, 0)
+    recoveries.push(recovery)
+    const raws = Array.from({ length: RECOVER_BATCH_MAX * 3 }, (_, i) =>
+      signed({ type: 2, nonce: BigInt(i), maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n }),
+    )
+    const txs = raws.map((raw) => createTxFromRLP(raw, { common }))
+    await Promise.all(txs.map((tx) => recovery.prime(tx)))
+    const unprimed = txs.filter((tx) => pubKeyOf(tx) === undefined)
+    expect(unprimed.length).toBeGreaterThanOrEqual(RECOVER_BATCH_MAX)
+    for (const tx of unprimed.slice(0, 3)) {
+      const ptx = await validateTransaction(tx.serialize(), ctx, tx)
+      expect(bytesToHex(ptx.sender)).toBe(alice?.address.toLowerCase())
+    }
   })
 
   it('after close, priming resolves without a worker and changes nothing', async () => {

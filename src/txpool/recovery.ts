@@ -1,9 +1,11 @@
 /**
  * Sender recovery off the main thread. ecrecover is the largest single cost of admitting a
- * transaction (~50 µs native, an eighth of the main thread at 2,500 tx/s); here it runs on
- * worker threads (workers/recover.ts), in batches, before the pool's serialized admission:
+ * transaction (~50 µs native, an eighth of the main thread at 2,500 tx/s); here it runs on a
+ * Piscina pool of worker threads (workers/recover.ts), like the execution pool's lanes, in
+ * batches, before the pool's serialized admission:
  *
- *   submit(raw) ─ decode ─▶ prime(tx) ─ batch (one event-loop turn, ≤ RECOVER_BATCH_MAX) ─▶ worker
+ *   submit(raw) ─ decode ─▶ prime(tx) ─ batch (one event-loop turn, ≤ RECOVER_BATCH_MAX) ─▶ Piscina
+ *                                       [≤ RECOVER_QUEUE_BATCHES waiting] ─▶ worker
  *                                       ◀── keys, addresses ── tx.cache.senderPubKey = key ─┘
  *              ─▶ serialized validation (validate.ts): primedSender() gives the address
  *
@@ -11,15 +13,22 @@
  * (the same native ecrecover, same message hash, v, r, s and chain id); a signature ethereumjs
  * would refuse before recovering (high s after Homestead) is never primed, nor one that does not
  * recover: the main thread then checks it itself and words the error as always. A worker that
- * fails leaves its transactions unprimed and is replaced; priming never rejects.
+ * fails leaves its transactions unprimed and is replaced (Piscina); a batch refused because the
+ * queue is full is left unprimed too; priming never rejects.
  */
-import { Worker } from 'node:worker_threads'
 import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
+import { Piscina } from 'piscina'
 import { workerFile } from '../exec/pool/index.js'
 
-/** Signatures sent to a worker in one message. */
+/** Signatures sent to a worker in one task. */
 export const RECOVER_BATCH_MAX = 256
+/**
+ * Batches that may wait for a recovery thread (64 × 256 signatures ≈ 0.8 s of one thread's work):
+ * past that, admission is behind anyway and the main thread recovers the rest itself, so the
+ * queue never grows without bound.
+ */
+export const RECOVER_QUEUE_BATCHES = 64
 /** secp256k1's order / 2: EIP-2 refuses signatures with a larger s. */
 const SECP256K1_N_DIV_2 = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
 
@@ -31,13 +40,10 @@ export interface RecoverItem {
   chainId: bigint | undefined
 }
 
-export interface RecoverBatch {
-  id: number
-  items: RecoverItem[]
-}
+/** One task of the recovery pool: up to RECOVER_BATCH_MAX signatures. */
+export type RecoverBatch = RecoverItem[]
 
 export interface RecoverReply {
-  id: number
   keys: (Uint8Array | null)[]
   /** keccak256(key)[12:], the sender's address, per key. */
   addresses: (Uint8Array | null)[]
@@ -49,11 +55,6 @@ interface Waiting {
   done: () => void
 }
 
-interface Sent {
-  worker: Worker
-  waiting: Waiting[]
-}
-
 type CachedTx = TypedTransaction & { cache: { senderPubKey?: Uint8Array; ibexSender?: Uint8Array } }
 
 /** The sender's address a worker derived from the key it primed (undefined: not primed). */
@@ -63,18 +64,19 @@ export function primedSender(tx: TypedTransaction): Uint8Array | undefined {
 
 export class SenderRecovery {
   readonly threads: number
-  readonly #workers: (Worker | undefined)[]
-  readonly #sent = new Map<number, Sent>()
+  /** Batches that may wait for a thread; more are left unprimed. */
+  readonly queueBatches: number
+  #pool: Piscina | undefined
   #queue: Waiting[] = []
+  /** Batches handed to Piscina and not yet answered (close() leaves them unprimed). */
+  readonly #inFlight = new Set<Waiting[]>()
   #scheduled = false
-  #nextId = 0
-  #nextWorker = 0
   #closed = false
 
   /** `threads` worker threads, started on first use. */
-  constructor(threads: number) {
+  constructor(threads: number, queueBatches = RECOVER_QUEUE_BATCHES) {
     this.threads = Math.max(1, threads)
-    this.#workers = new Array(this.threads).fill(undefined)
+    this.queueBatches = queueBatches
   }
 
   /** Recovers `tx`'s sender on a worker and caches it in the transaction; resolves either way. */
@@ -112,49 +114,46 @@ export class SenderRecovery {
   async close(): Promise<void> {
     this.#closed = true
     for (const w of this.#queue.splice(0)) w.done()
-    for (const [id, sent] of this.#sent) this.#settle(id, sent, undefined)
-    await Promise.all(this.#workers.map((w) => w?.terminate()))
-    this.#workers.fill(undefined)
+    for (const waiting of this.#inFlight) this.#settle(waiting, undefined)
+    const pool = this.#pool
+    this.#pool = undefined
+    await pool?.destroy()
   }
 
   #flush(): void {
     this.#scheduled = false
+    if (this.#closed) return
+    const pool = this.#start()
     while (this.#queue.length > 0) {
       const waiting = this.#queue.splice(0, RECOVER_BATCH_MAX)
-      const worker = this.#worker()
-      const id = this.#nextId++
-      this.#sent.set(id, { worker, waiting })
-      const batch: RecoverBatch = { id, items: waiting.map((w) => w.item) }
-      worker.postMessage(batch)
+      const batch: RecoverBatch = waiting.map((w) => w.item)
+      this.#inFlight.add(waiting)
+      // a full queue, a crashed worker or close(): the batch stays unprimed, the main thread recovers it
+      pool.run(batch).then(
+        (reply: RecoverReply) => this.#settle(waiting, reply.keys, reply.addresses),
+        () => this.#settle(waiting, undefined),
+      )
     }
   }
 
-  #worker(): Worker {
-    const i = this.#nextWorker
-    this.#nextWorker = (i + 1) % this.threads
-    let w = this.#workers[i]
-    if (w === undefined) {
-      const worker = new Worker(workerFile('recover'))
-      worker.unref()
-      worker.on('message', (reply: RecoverReply) => {
-        const sent = this.#sent.get(reply.id)
-        if (sent !== undefined) this.#settle(reply.id, sent, reply.keys, reply.addresses)
-      })
-      const lost = () => {
-        if (this.#workers[i] === worker) this.#workers[i] = undefined
-        for (const [id, sent] of this.#sent) if (sent.worker === worker) this.#settle(id, sent, undefined)
-      }
-      worker.on('error', lost)
-      worker.on('exit', lost)
-      this.#workers[i] = worker
-      w = worker
-    }
-    return w
+  #start(): Piscina {
+    if (this.#pool !== undefined) return this.#pool
+    const pool = new Piscina({
+      filename: workerFile('recover'),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      maxQueue: this.queueBatches,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    })
+    // a worker dying between tasks is replaced by Piscina; nothing to answer
+    pool.on('error', () => {})
+    this.#pool = pool
+    return pool
   }
 
-  #settle(id: number, sent: Sent, keys: (Uint8Array | null)[] | undefined, addresses?: (Uint8Array | null)[]): void {
-    this.#sent.delete(id)
-    sent.waiting.forEach((w, i) => {
+  #settle(waiting: Waiting[], keys: (Uint8Array | null)[] | undefined, addresses?: (Uint8Array | null)[]): void {
+    if (!this.#inFlight.delete(waiting)) return
+    waiting.forEach((w, i) => {
       const key = keys?.[i]
       if (key !== undefined && key !== null && key.length === 64) {
         const cache = (w.tx as CachedTx).cache
