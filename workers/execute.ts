@@ -16,7 +16,7 @@
 import { workerData } from 'node:worker_threads'
 import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
 import { type CallLaneTask, runTask, type TaskResult } from '../src/exec/pool/tasks.js'
-import { formatSimulated } from '../src/rpc/format/simulated.js'
+import { formatSimulatedBlocks } from '../src/rpc/format/simulated.js'
 
 /** Exit code of an injected crash. */
 const INJECTED_CRASH_EXIT_CODE = 70
@@ -33,7 +33,7 @@ export default function execute(task: CallLaneTask): Promise<TaskResult<unknown>
     if (crashAddress !== undefined && to !== undefined && `0x${Buffer.from(to).toString('hex')}` === crashAddress) {
       process.exit(INJECTED_CRASH_EXIT_CODE)
     }
-    return runTask(context, task, formatSimulated)
+    return runTask(context, task, formatSimulatedBlocks)
   })
   tail = run.catch(() => undefined)
   return run

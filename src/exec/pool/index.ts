@@ -40,10 +40,10 @@ import type { ChainStore } from '../../chain/store.js'
 import { callKey, callResults } from '../callCache.js'
 import type { AccessListResult } from '../accessList.js'
 import { ExecutionError, ExecutionRevertedError } from '../errors.js'
-import { SimulationError } from '../simulate/errors.js'
+import { reviveError } from '../../util/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
 import { CALL_PIPELINE_DEPTH } from './constants.js'
-import { TraceLimitError } from './errors.js'
+import { NodeShuttingDownError, TraceLimitError } from './errors.js'
 import { Lane } from './lane.js'
 import {
   type AccessListTask,
@@ -53,19 +53,35 @@ import {
   type SimulatedPresenter,
   type SimulateTask,
   type TaskFailure,
+  TASK_ERROR_CLASSES,
   type TaskResult,
   type TraceParts,
   type TraceTask,
 } from './tasks.js'
 
 export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
-export { ExecPoolError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
+export { type ExecPoolError, NodeShuttingDownError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
 export type { AccessListTask, CallTask, SimulatedPresenter, SimulateTask, TraceParts, TraceTask } from './tasks.js'
-// the shapes callers build tasks from and read answers of: src/rpc imports them from here, never from the EVM modules
+// What callers (src/rpc) need of the execution modules: the shapes tasks are built from and answers
+// read as, the decoders of task options, and the errors answers come back as. src/rpc imports
+// them from here and never a module behind the thread boundary (biome.json, noRestrictedImports).
 export type { AccessListEntry, AccessListResult } from '../accessList.js'
 export type { CallLimits, CallRequest } from '../call.js'
+export * from '../errors.js'
+export { SimulationError } from '../simulate/errors.js'
 export type { SimulatedBlock, SimulatedCall } from '../simulate/index.js'
-export type { SimulateRequest } from '../simulate/types.js'
+export {
+  type AccountOverride as SimAccountOverride,
+  type BlockOverrides,
+  emptyBlockOverrides,
+  type SimBlock,
+  type SimCall,
+  type SimulateRequest,
+  type StateOverrides,
+  type Withdrawal,
+} from '../simulate/types.js'
+export { decodeTraceOptions, defaultTraceOptions, TraceConfigError, type TraceOptions, TraceOptionsError } from '../tracers/options.js'
+export { type AccountOverride, decodeStateOverrides, OverrideError } from '../tracers/overrides.js'
 
 /**
  * eth_estimateGas runs the call many times (geth's binary search) and geth bounds it by no timer
@@ -100,7 +116,7 @@ export interface ExecPoolOptions {
   cacheBytes: number
   /**
    * Formats eth_simulateV1's blocks when tasks run in process (src/rpc/format/simulated.ts's
-   * formatSimulated); the call workers apply that one themselves (workers/execute.ts).
+   * formatSimulatedBlocks); the call workers apply that one themselves (workers/execute.ts).
    */
   presentSimulated?: SimulatedPresenter
 }
@@ -121,8 +137,8 @@ function failureError(f: TaskFailure): Error {
       return new ExecutionRevertedError(f.data)
     case 'tooLarge':
       return new TraceLimitError(f.message)
-    case 'simulation':
-      return new SimulationError(f.code, f.message)
+    case 'error':
+      return reviveError(f.error, TASK_ERROR_CLASSES)
     case 'internal':
       // an unexpected error, answered -32603 without its text (src/rpc/errors.ts)
       return new Error(f.message)
@@ -242,7 +258,7 @@ export class ExecPool {
   }
 
   async #run(kind: 'calls' | 'traces', task: ExecTask): Promise<unknown> {
-    if (this.#closed) throw new ExecutionError('the node is shutting down')
+    if (this.#closed) throw new NodeShuttingDownError()
     this.start()
     const lane = kind === 'calls' ? this.#calls : this.#traces
     let result: TaskResult<unknown>
@@ -288,7 +304,7 @@ export class ExecPool {
     this.#closed = true
     for (const lane of [this.#calls, this.#traces]) {
       if (lane === undefined) continue
-      lane.drop(new ExecutionError('the node is shutting down'))
+      lane.drop(new NodeShuttingDownError())
       this.#track(lane.pool)
     }
     await Promise.allSettled([this.#calls?.pool.destroy(), this.#traces?.pool.destroy()])

@@ -64,6 +64,6 @@ function formatSimulatedBlock(block: SimulatedBlock, fullTx: boolean): RpcObject
 }
 
 /** The answer of eth_simulateV1 for `blocks` (the SimulatedPresenter of the call workers). */
-export function formatSimulated(blocks: SimulatedBlock[], fullTransactions: boolean): RpcObject[] {
+export function formatSimulatedBlocks(blocks: SimulatedBlock[], fullTransactions: boolean): RpcObject[] {
   return blocks.map((block) => formatSimulatedBlock(block, fullTransactions))
 }
