@@ -37,7 +37,7 @@ function paths(ctx: StartContext) {
 }
 
 /** Writes genesis + key, runs `ibex init`, then seals the seed plan into the datadir. */
-async function prepare(ctx: StartContext): Promise<void> {
+export async function prepareIbex(ctx: StartContext): Promise<void> {
   const { datadir, genesis } = paths(ctx)
   mkdirSync(datadir, { recursive: true })
   const validator = derivedKey('validator', 0)
@@ -97,10 +97,10 @@ async function seedInProcess(
   }
 }
 
-async function launch(ctx: StartContext, blockTime: string, checkout = REPO, name: NodeName = 'ibex'): Promise<RunningNode> {
+/** The `node` arguments that serve a prepared datadir on `port` (node flags from --ibex-node-flags first). */
+export function ibexStartArgs(ctx: StartContext, blockTime: string, port: number, checkout = REPO): string[] {
   const { datadir, genesis } = paths(ctx)
-  const port = await freePort()
-  const args = [
+  return [
     ...ibexNodeFlags,
     join(checkout, 'bin', 'ibex.js'),
     'start',
@@ -124,6 +124,16 @@ async function launch(ctx: StartContext, blockTime: string, checkout = REPO, nam
     '1024',
     ...ibexExtraFlags,
   ]
+}
+
+async function launch(
+  ctx: StartContext,
+  blockTime: string,
+  checkout = REPO,
+  name: NodeName = 'ibex',
+): Promise<RunningNode> {
+  const port = await freePort()
+  const args = ibexStartArgs(ctx, blockTime, port, checkout)
   const proc = spawnTracked('ibex', process.execPath, args, { cpus: ctx.cpus })
   const url = `http://127.0.0.1:${port}`
   await waitForRpc(url, proc)
@@ -134,7 +144,7 @@ async function launch(ctx: StartContext, blockTime: string, checkout = REPO, nam
 export const ibex: Peer = {
   name: 'ibex',
   async start(ctx) {
-    await prepare(ctx)
+    await prepareIbex(ctx)
     return launch(ctx, '0')
   },
   async intervalMining(node, ctx, seconds) {
@@ -152,7 +162,7 @@ export function ibexBaseline(checkout: string): Peer {
   return {
     name: 'ibex@base',
     async start(ctx) {
-      await prepare(ctx)
+      await prepareIbex(ctx)
       return launch(ctx, '0', checkout, 'ibex@base')
     },
     async intervalMining(node, ctx, seconds) {
