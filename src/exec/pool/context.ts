@@ -14,7 +14,6 @@ import { createChainCommon, type GenesisJson, hasCancun } from '../../chain/comm
 import type { Database } from '../../chain/db.js'
 import { ChainStore } from '../../chain/store.js'
 import { loadKzg } from '../../util/kzg.js'
-import { installStepHook } from '../tracers/stepHook.js'
 import { installEvmDeadline } from './deadline.js'
 import { attachDatabase } from './sharedDb.js'
 
@@ -47,8 +46,8 @@ export class ExecContext {
     const db = await attachDatabase(data.dbHandle, data.cacheBytes)
     const common = createChainCommon(data.genesis)
     if (hasCancun(data.genesis)) await loadKzg()
+    // the EVM patches (deadline check, lazy tracer steps …: src/exec/evmPatches.ts), before any task
     await installEvmDeadline()
-    await installStepHook()
     return new ExecContext(db, common, undefined, true)
   }
 
