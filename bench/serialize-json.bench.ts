@@ -16,7 +16,7 @@ import { createBlockHeader } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
-import fastJson from 'fast-json-stringify'
+import fastJson, { type ObjectSchema } from 'fast-json-stringify'
 import { bench, describe } from 'vitest'
 import type { LogTuple, StoredReceipt } from '../src/chain/receipt.js'
 import type { ChainBlock } from '../src/chain/store.js'
@@ -76,6 +76,7 @@ const block: ChainBlock = {
   uncles: [],
   withdrawals: [],
   size: 40_000,
+  totalDifficulty: 123_456n,
 }
 const transfer = (i: number): LogTuple => [addr(50), [word(51), word(52 + i), word(99)], word(200 + i)]
 const receipt = {
@@ -113,10 +114,12 @@ const shapes = {
 const str = { type: 'string' } as const
 const strOrNull = { type: ['string', 'null'] } as const
 const strings = { type: 'array', items: str } as const
-const props = (names: string, extra: Record<string, unknown> = {}) => ({
-  type: 'object',
-  properties: { ...Object.fromEntries(names.split(' ').map((n) => [n, str])), ...extra },
-})
+// (plain objects typed loosely: fast-json-stringify's schema types do not take a built-up literal)
+const props = (names: string, extra: Record<string, unknown> = {}): ObjectSchema =>
+  ({
+    type: 'object',
+    properties: { ...Object.fromEntries(names.split(' ').map((n) => [n, str])), ...extra },
+  }) as ObjectSchema
 const logSchema = props(
   'address topics data blockNumber transactionHash transactionIndex blockHash blockTimestamp logIndex removed',
   { topics: strings, removed: { type: 'boolean' } },
