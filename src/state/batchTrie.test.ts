@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { prng } from '../../bench/scenarios/requests.js'
 import { EMPTY_TRIE_ROOT, type NodeStore, updateTrie } from './batchTrie.js'
 
+/** Budget of the random-batch differential test (~0.8 s idle): a ceiling for a busy machine, not a speed check. */
+const RANDOM_TEST_TIMEOUT_MS = 60_000
+
 // updateTrie must give exactly ethereumjs' root (and store every node a later batch or a reader
 // needs) for any batch: random keys, keys sharing long prefixes (embedded nodes), deletions that
 // fold branches into extensions and leaves, deletions of absent keys, rewrites of one key.
@@ -78,7 +81,7 @@ describe('updateTrie against ethereumjs MerklePatriciaTrie', () => {
     // every value is readable from the nodes updateTrie stored (ethereumjs walking them)
     const reader = new MerklePatriciaTrie({ useKeyHashing: false, db: new MapDB(store.nodes), root })
     for (const [k, v] of live) expect(hex((await reader.get(Buffer.from(k, 'hex'))) as Uint8Array)).toBe(hex(v))
-  })
+  }, RANDOM_TEST_TIMEOUT_MS)
 
   it('embedded nodes: keys that differ only in their last nibbles, small values, then all deleted', async () => {
     const random = prng(5)

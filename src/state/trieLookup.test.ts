@@ -12,6 +12,9 @@ import { type Database, openDatabase } from '../chain/db.js'
 import { clearNodeCache, MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
 
+/** Budget of the tests that build and read thousands of keys (~1 s idle): a ceiling for a busy machine, not a speed check. */
+const BIG_TRIE_TEST_TIMEOUT_MS = 60_000
+
 let dir: string
 let db: Database
 
@@ -72,14 +75,14 @@ describe('trieRead', () => {
     const entries: [Uint8Array, Uint8Array][] = []
     for (let i = 0; i < 2000; i++) entries.push([next(20), next(70)])
     await compare(entries, Array.from({ length: 500 }, () => next(20)))
-  })
+  }, BIG_TRIE_TEST_TIMEOUT_MS)
 
   it('reads one-byte values, 3,000 keys', async () => {
     const next = bytesFrom(2)
     const entries: [Uint8Array, Uint8Array][] = []
     for (let i = 0; i < 3000; i++) entries.push([next(32), Uint8Array.of(1 + (i % 200))])
     await compare(entries, Array.from({ length: 500 }, () => next(32)))
-  })
+  }, BIG_TRIE_TEST_TIMEOUT_MS)
 
   it('reads a trie of one key and the empty trie', async () => {
     const next = bytesFrom(3)

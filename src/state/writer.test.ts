@@ -20,6 +20,9 @@ import { createStateManager } from './index.js'
 import { readCacheFor } from './readCache.js'
 import { TrieStore } from './trieStore.js'
 
+/** Budget of the random flush test (12 rounds × 400 writes, ~0.6 s idle): a ceiling for a busy machine, not a speed check. */
+const RANDOM_TEST_TIMEOUT_MS = 60_000
+
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
@@ -147,5 +150,5 @@ describe('WriterStateManager', () => {
     }
     expect(model.size).toBeGreaterThan(100)
     await db.close()
-  })
+  }, RANDOM_TEST_TIMEOUT_MS)
 })

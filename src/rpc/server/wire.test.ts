@@ -6,6 +6,9 @@ import { Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
 import { RpcHttpServer } from './http.js'
 
+/** Budget of the tests that replay requests cut at every byte (~1.4 s idle): a ceiling for a busy machine, not a speed check. */
+const EVERY_CUT_TEST_TIMEOUT_MS = 60_000
+
 // The fast path (wire.ts) must answer every byte stream exactly as node:http alone does: the
 // same servers, one with the fast path and one without, get the same requests (pipelined, cut at
 // random places) and must write the same bytes back, Date aside.
@@ -193,7 +196,7 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
         expect(got.text).toBe(want.text)
       }
     }
-  })
+  }, EVERY_CUT_TEST_TIMEOUT_MS)
 
   it('reads a body that arrives in many pieces, byte by byte at the end', async () => {
     const body = call('eth_chainId', [], 'z'.repeat(3000))
@@ -203,7 +206,7 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
     const got = await exchange(fastPort, pieces, 1, 10_000)
     const want = await exchange(plainPort, [stream], 1)
     expect(got.text).toBe(want.text)
-  })
+  }, EVERY_CUT_TEST_TIMEOUT_MS)
 
   it('keeps a connection on the fast path until a request it does not take', async () => {
     const socket = connect({ host: '127.0.0.1', port: fastPort })
