@@ -1,125 +1,156 @@
 /**
- * The Backend: what the JSON-RPC namespaces read and call, over the chain store, state,
- * pool and executor (geth's ethapi.Backend). Handlers get it as their context.
+ * Backend: what the JSON-RPC namespaces read and ask of the node, as one interface (geth's
+ * ethapi.Backend). Namespaces import this file only; the node's implementation over the chain
+ * store, state, transaction pool and execution pool is NodeBackend (nodeBackend.ts), and unit
+ * tests give a fake (namespaces/testing.ts).
+ *
+ *   handler(b: Backend, typed params) ─▶ chain reads  (head, blocks, receipts, tx locations)
+ *                                      ─▶ state reads  (account at a block, code, storage, proofs)
+ *                                      ─▶ pool         (look up, content, nonce, submit)
+ *                                      ─▶ execution    (call, estimate, access list, simulate, traces:
+ *                                                       the implementation sends them off the main thread)
+ *                                      ─▶ logs, filters, network, chain config
+ *
+ * What always holds:
+ *  - the interface speaks the namespaces' language (decoded params: lowercase 0x addresses,
+ *    hashes as bytes, blocks as ChainBlock) and never hands out the store, the database or the
+ *    pool themselves;
+ *  - choosing a block for a BlockRef, and geth's errors when there is none, is decided here once
+ *    (resolveBlock, stateBlock) over the interface's reads, so fakes need only those reads.
  */
-import type { Common } from '@ethereumjs/common'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { Database } from '../chain/db.js'
-import type { Engine } from '../chain/hash.js'
+import type { Proof } from '@ethereumjs/statemanager'
+import type { GenesisJson } from '../chain/common.js'
 import type { StoredReceipt } from '../chain/receipt.js'
-import type { ChainBlock, ChainStore } from '../chain/store.js'
-import type { IbexConfig } from '../config/types.js'
-import { type ChainEvents, FilterSystem } from '../filters/index.js'
-import type { SingleValidatorSealer } from '../consensus/sealer.js'
-import { ExecPool } from '../exec/pool/index.js'
-import type { Logger } from '../log.js'
+import type { ChainBlock, TxLocation } from '../chain/store.js'
+import type {
+  AccessListResult,
+  AccountOverride,
+  CallRequest,
+  SimulateRequest,
+  TraceOptions,
+  TraceParts,
+} from '../exec/pool/index.js'
+import type { FilterSystem } from '../filters/index.js'
 import type { NetworkInfo } from '../p2p/network.js'
-import { stateAt } from '../state/index.js'
-import type { TxPool } from '../txpool/index.js'
+import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
 import { ServerError } from './errors.js'
-import type { BlockRef } from './params/index.js'
+import type { BlockRef, FilterCriteria } from './params/index.js'
 
-export interface BackendDeps {
-  config: IbexConfig
-  db: Database
-  store: ChainStore
-  common: Common
-  pool: TxPool
-  engine: Engine
-  sealer: SingleValidatorSealer | undefined
-  log: Logger
-  /** New blocks and pending transactions, for filters and subscriptions. */
-  events: ChainEvents
-  /** EVM work (eth_call, eth_estimateGas, debug_trace*); default: run in process. */
-  exec?: ExecPool
-  /** Peers and sync state (net_peerCount, net_listening, eth_syncing); undefined without p2p. */
-  network?: NetworkInfo
+/** The two account fields the eth_ state methods answer from (an absent account: both 0). */
+export interface AccountFields {
+  nonce: bigint
+  balance: bigint
 }
 
-export class Backend {
-  readonly config: IbexConfig
-  readonly db: Database
-  readonly store: ChainStore
-  readonly common: Common
-  readonly pool: TxPool
-  readonly engine: Engine
+/** Reads of one block's state, for methods that read more than an account's fields. */
+export interface StateReader {
+  /** The account's code; empty for none. */
+  code(address: string): Promise<Uint8Array>
+  /** The slot's value as stored (leading zeros dropped; empty for an unset slot). */
+  storage(address: string, slot: Uint8Array): Promise<Uint8Array>
+  /** The EIP-1186 proof of the account and of each slot. */
+  proof(address: string, slots: Uint8Array[]): Promise<Proof>
+}
+
+/** The polling filters (eth_newFilter…), as src/filters keeps them. */
+export type PollingFilters = Pick<
+  FilterSystem,
+  'newLogFilter' | 'newBlockFilter' | 'newPendingTransactionFilter' | 'changes' | 'logs' | 'uninstall'
+>
+
+/** Logs of a query (eth_getLogs), within the node's range and result limits. */
+export type LogsResult = Awaited<ReturnType<FilterSystem['logs']>>
+
+export interface Backend {
+  // ── chain ────────────────────────────────────────────────────────────────────────────────
+  /** The chain id (EIP-155), also the network id. */
   readonly chainId: bigint
-  readonly log: Logger
-  readonly events: ChainEvents
-  /** Polling filters (eth_newFilter…) and the log-query limits. */
-  readonly filters: FilterSystem
-  readonly #sealer: SingleValidatorSealer | undefined
-  /** The execution pool: calls and traces on worker threads (src/exec/pool). */
-  readonly exec: ExecPool
+  /** The canonical head. */
+  head(): ChainBlock
+  /** The canonical block at `number`. */
+  blockByNumber(number: bigint): ChainBlock | undefined
+  /** Any stored block with this hash, canonical or not. */
+  blockByHash(hash: Uint8Array): ChainBlock | undefined
+  isCanonical(block: ChainBlock): boolean
+  /** The receipts of a stored block, in transaction order. */
+  receipts(blockHash: Uint8Array): StoredReceipt[] | undefined
+  /** Where a mined transaction sits. */
+  txLocation(hash: Uint8Array): TxLocation | undefined
+  /** The genesis.json the chain was initialised from ({} when unknown). */
+  genesis(): GenesisJson
+  readonly genesisHash: Uint8Array
+
+  // ── state ────────────────────────────────────────────────────────────────────────────────
+  /** Nonce and balance at `block`; a value (no promise) when a cache answers. */
+  account(block: ChainBlock, address: string): AccountFields | Promise<AccountFields>
+  state(block: ChainBlock): StateReader
+
+  // ── transaction pool ─────────────────────────────────────────────────────────────────────
+  poolTransaction(hash: Uint8Array): PoolTx | undefined
+  /** The first nonce after the pool's run of `address`, continuing from `stateNonce`. */
+  pendingNonce(address: string, stateNonce: bigint): bigint
+  poolStats(): PoolStats
+  poolContent(): PoolContent
+  poolContentFrom(address: string): { pending: PoolTx[]; queued: PoolTx[] }
+  /** eth_sendRawTransaction: admission and pool rules; the hash, or a TxPoolError. */
+  submitTransaction(raw: Uint8Array): Promise<Uint8Array>
+  /** The lowest tip the pool accepts, wei (`[txpool] price_limit`): the fee oracle's floor. */
+  readonly priceLimit: bigint
+
+  // ── execution (off the main thread, within the node's gas cap and time limits) ───────────
+  /** eth_call's return data, or an ExecutionError (a revert with its data). */
+  call(block: ChainBlock, request: CallRequest): Promise<Uint8Array>
+  estimateGas(block: ChainBlock, request: CallRequest): Promise<bigint>
+  createAccessList(block: ChainBlock, request: CallRequest): Promise<AccessListResult>
+  /** eth_simulateV1 on top of `base`: the JSON-ready list of simulated blocks. */
+  simulate(base: ChainBlock, request: SimulateRequest): Promise<unknown>
+  /** A trace's JSON as ASCII byte chunks, each within the node's trace and response size limits. */
+  traceTransaction(location: TxLocation, options: TraceOptions): Promise<TraceParts>
+  traceBlock(block: ChainBlock, options: TraceOptions): Promise<TraceParts>
+  /** Traces a block given as RLP (debug_traceBlock), on top of its stored parent. */
+  traceRawBlock(rlp: Uint8Array, options: TraceOptions): Promise<TraceParts>
+  traceCall(block: ChainBlock, request: CallRequest, overrides: AccountOverride[], options: TraceOptions): Promise<TraceParts>
+
+  // ── logs, filters, network ───────────────────────────────────────────────────────────────
+  getLogs(criteria: FilterCriteria): Promise<LogsResult>
+  readonly filters: PollingFilters
   /** Peers and sync state; undefined when p2p is off. */
   readonly network: NetworkInfo | undefined
+}
 
-  constructor(deps: BackendDeps) {
-    this.config = deps.config
-    this.db = deps.db
-    this.store = deps.store
-    this.common = deps.common
-    this.pool = deps.pool
-    this.engine = deps.engine
-    this.log = deps.log
-    this.chainId = deps.common.chainId()
-    this.#sealer = deps.sealer
-    this.events = deps.events
-    this.network = deps.network
-    this.exec = deps.exec ?? ExecPool.inProcess(deps.db, deps.store, deps.common)
-    const rpc = deps.config.jsonrpc
-    this.filters = new FilterSystem({
-      store: deps.store,
-      events: deps.events,
-      timeoutMs: rpc.filterTimeoutMs,
-      limits: { maxBlockRange: rpc.maxLogBlockRange, maxResults: rpc.maxLogResults },
-    })
-  }
-
-  /** The block a reference names, or undefined (block-returning methods answer null). */
-  resolveBlock(ref: BlockRef): ChainBlock | undefined {
-    const store = this.store
-    switch (ref.kind) {
-      case 'number':
-        return store.getBlockByNumber(ref.number)
-      case 'hash': {
-        const block = store.getBlockByHash(ref.hash)
-        if (block !== undefined && ref.requireCanonical && !store.isCanonical(block)) return undefined
-        return block
-      }
-      case 'tag':
-        // immediate finality: safe and finalized are the head; pending is the head too
-        // (transactions waiting in the pool are not executed speculatively)
-        return ref.tag === 'earliest' ? store.getBlockByNumber(0n) : store.head
-    }
-  }
-
-  /** The block whose state a state method reads; geth's errors when there is none. */
-  stateBlock(ref: BlockRef): ChainBlock {
-    if (ref.kind === 'hash') {
-      const block = this.store.getBlockByHash(ref.hash)
-      if (block === undefined) throw new ServerError('header for hash not found')
-      if (ref.requireCanonical && !this.store.isCanonical(block)) throw new ServerError('hash is not currently canonical')
+/** The block a reference names, or undefined (block-returning methods answer null). */
+export function resolveBlock(b: Backend, ref: BlockRef): ChainBlock | undefined {
+  switch (ref.kind) {
+    case 'number':
+      return b.blockByNumber(ref.number)
+    case 'hash': {
+      const block = b.blockByHash(ref.hash)
+      if (block !== undefined && ref.requireCanonical && !b.isCanonical(block)) return undefined
       return block
     }
-    const block = this.resolveBlock(ref)
-    if (block === undefined) throw new ServerError('header not found')
+    case 'tag':
+      // immediate finality: safe and finalized are the head; pending is the head too
+      // (transactions waiting in the pool are not executed speculatively)
+      return ref.tag === 'earliest' ? b.blockByNumber(0n) : b.head()
+  }
+}
+
+/** The block whose state a state method reads; geth's errors when there is none. */
+export function stateBlock(b: Backend, ref: BlockRef): ChainBlock {
+  if (ref.kind === 'hash') {
+    const block = b.blockByHash(ref.hash)
+    if (block === undefined) throw new ServerError('header for hash not found')
+    if (ref.requireCanonical && !b.isCanonical(block)) throw new ServerError('hash is not currently canonical')
     return block
   }
+  const block = resolveBlock(b, ref)
+  if (block === undefined) throw new ServerError('header not found')
+  return block
+}
 
-  stateAt(block: ChainBlock): MerkleStateManager {
-    return stateAt(this.db, this.common, block.header.stateRoot)
-  }
-
-  /** Senders of a block's transactions, from its stored receipts. */
-  senders(block: ChainBlock): Uint8Array[] {
-    if (block.transactions.length === 0) return []
-    const receipts = this.store.getReceipts(block.hash) ?? []
-    return receipts.map((r: StoredReceipt) => r.from)
-  }
-
-  /** eth_sendRawTransaction: admission checks and pool rules (src/txpool), then the pool. */
-  async submitTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    return (await this.pool.submit(raw)).hash
-  }
+/** Senders of a block's transactions, from its stored receipts. */
+export function sendersOf(b: Backend, block: ChainBlock): Uint8Array[] {
+  if (block.transactions.length === 0) return []
+  const receipts = b.receipts(block.hash) ?? []
+  return receipts.map((r) => r.from)
 }

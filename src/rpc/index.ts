@@ -4,10 +4,11 @@
  * `[jsonrpc] api` are not served.
  *
  *   HTTP body / WS message ─▶ server/http | server/ws ─▶ server/dispatch (envelope, batch, params)
- *            ─▶ namespaces/<ns>/<method>.handler(backend, params) ─▶ format/* ─▶ JSON
+ *            ─▶ namespaces/<ns>/<method>.handler(backend, typed params) ─▶ format/* ─▶ JSON
+ *                 └─ Backend (backend.ts, an interface) ◀─ NodeBackend (nodeBackend.ts): store, state,
+ *                                                          txpool, exec pool, filters, network
  *   WS eth_subscribe ─▶ namespaces/eth/subscribe (one session per connection) ─▶ src/filters
  */
-import { Backend, type BackendDeps } from './backend.js'
 import { debugNamespace } from './namespaces/debug.js'
 import { debugTraceNamespace } from './namespaces/debugTrace.js'
 import { ethNamespace } from './namespaces/eth/index.js'
@@ -15,14 +16,18 @@ import { EthSubscriptionSession } from './namespaces/eth/subscribe.js'
 import { netNamespace } from './namespaces/net.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
 import { web3Namespace } from './namespaces/web3.js'
+import type { Backend } from './backend.js'
 import { CorsPolicy } from './server/cors.js'
 import { type DrainReport, type HealthReport, type HttpObserver, RpcHttpServer } from './server/http.js'
 import { RpcWebSocketServer } from './server/ws.js'
+import { type BackendDeps, NodeBackend } from './nodeBackend.js'
 import type { Namespace } from './types.js'
+
+export type { BackendDeps } from './nodeBackend.js'
 
 export interface RunningRpc {
   url: string
-  backend: Backend
+  backend: NodeBackend
   /** Drains and stops the transports; reports requests running at the start and those cut. */
   stop(): Promise<DrainReport>
 }
@@ -37,7 +42,7 @@ export interface RpcOps {
 export const NAMESPACES: Namespace<Backend>[] = [ethNamespace, netNamespace, web3Namespace, debugNamespace, debugTraceNamespace, txpoolNamespace]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {
-  const backend = new Backend(deps)
+  const backend = new NodeBackend(deps)
   const rpc = deps.config.jsonrpc
   const server: RpcHttpServer<Backend> = new RpcHttpServer<Backend>({
     host: rpc.host,
@@ -64,7 +69,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     metrics: ops.metrics,
     ready: ops.ready === undefined ? undefined : () => (ops.ready as (d: boolean) => HealthReport)(server.isDraining),
     health: () => {
-      const head = backend.store.head
+      const head = backend.head()
       const ageSeconds = Math.floor(Date.now() / 1000) - Number(head.header.timestamp)
       return { ok: true, body: { status: 'ok', synced: true, head: Number(head.header.number), headAgeSeconds: ageSeconds } }
     },
@@ -74,7 +79,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
       url: '',
       backend,
       stop: async () => {
-        backend.filters.close()
+        backend.close()
         return { inFlight: 0, cut: 0 }
       },
     }
@@ -91,7 +96,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
   const { url } = await server.start()
   const stop = async () => {
     ws.close()
-    backend.filters.close()
+    backend.close()
     return server.stop()
   }
   return { url, backend, stop }

@@ -14,11 +14,37 @@ export interface ParamDecoder<T> {
   defaultValue?: T
 }
 
-/** One JSON-RPC method: its decoders and a handler receiving decoded values. */
+/**
+ * One JSON-RPC method: its decoders and a handler receiving decoded values. Namespaces build it
+ * with `method()`, which types the handler's params from the decoders; the dispatcher sees only
+ * this erased shape (one Map of them, built at start-up).
+ */
 export interface MethodDef<Ctx = unknown> {
-  params: ParamDecoder<unknown>[]
+  readonly params: readonly ParamDecoder<unknown>[]
   /** Returns the JSON-ready result (strings, numbers, booleans, null, arrays, objects). */
   handler(ctx: Ctx, params: unknown[]): unknown | Promise<unknown>
+}
+
+/** The value a decoder hands over. */
+export type DecodedValue<D> = D extends ParamDecoder<infer T> ? T : never
+
+/** The tuple of values a list of decoders hands over, position by position. */
+export type DecodedParams<P extends readonly ParamDecoder<unknown>[]> = { -readonly [K in keyof P]: DecodedValue<P[K]> }
+
+/**
+ * A method from its decoders and a handler whose params are typed by them:
+ *
+ *   method([Address, optional(BlockTag, LATEST)], (b, [address, ref]) => …)   // address: string, ref: BlockRef
+ *
+ * The context type comes from the table the method is put in (`MethodTable<Backend>`). The
+ * definition is a plain object built once at start-up: dispatch calls `handler` directly, no
+ * wrapper runs per request.
+ */
+export function method<Ctx, const P extends readonly ParamDecoder<unknown>[]>(
+  params: P,
+  handler: (ctx: Ctx, params: DecodedParams<P>) => unknown,
+): MethodDef<Ctx> {
+  return { params, handler }
 }
 
 /** A namespace's literal table: method name → definition. */

@@ -7,15 +7,15 @@ import { RLP } from '@ethereumjs/rlp'
 import { logsBloom } from '../../chain/bloom.js'
 import { encodeConsensusReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
-import type { Backend } from '../backend.js'
+import { type Backend, resolveBlock } from '../backend.js'
 import { ServerError } from '../errors.js'
 import { toData } from '../hex.js'
 import { type BlockRef, BlockTag, Hash } from '../params/index.js'
-import type { Namespace } from '../types.js'
+import { method, type Namespace } from '../types.js'
 
 /** The block a raw-data method names; geth's errors when there is none. */
 function blockOf(b: Backend, ref: BlockRef, what: 'block' | 'header'): ChainBlock {
-  const block = b.resolveBlock(ref)
+  const block = resolveBlock(b, ref)
   if (block !== undefined) return block
   const name = ref.kind === 'hash' ? toData(ref.hash) : ref.kind === 'number' ? `#${ref.number}` : ref.tag
   throw new ServerError(`${what} ${name} not found`)
@@ -32,34 +32,22 @@ export function encodeBlock(block: ChainBlock): Uint8Array {
 export const debugNamespace: Namespace<Backend> = {
   name: 'debug',
   methods: {
-    debug_getRawHeader: {
-      params: [BlockTag],
-      handler: (b, [ref]) => toData(RLP.encode(blockOf(b, ref as BlockRef, 'header').headerRaw)),
-    },
-    debug_getRawBlock: {
-      params: [BlockTag],
-      handler: (b, [ref]) => toData(encodeBlock(blockOf(b, ref as BlockRef, 'block'))),
-    },
-    debug_getRawReceipts: {
-      params: [BlockTag],
-      handler: (b, [ref]) => {
-        const block = blockOf(b, ref as BlockRef, 'block')
-        const receipts = b.store.getReceipts(block.hash) ?? []
-        return receipts.map((r) => toData(encodeConsensusReceipt(r, logsBloom(r.logs))))
-      },
-    },
-    debug_getRawTransaction: {
-      params: [Hash],
-      handler: (b, [hash]) => {
-        const loc = b.store.getTxLocation(hash as Uint8Array)
-        if (loc !== undefined) {
-          const bytes = b.store.getBlockByHash(loc.blockHash)?.transactionBytes[loc.index]
-          if (bytes !== undefined) return toData(bytes)
-        }
-        const pending = b.pool.get(toData(hash as Uint8Array))
-        // geth answers an empty byte string for an unknown transaction
-        return pending === undefined ? '0x' : toData(pending.tx.serialize())
-      },
-    },
+    debug_getRawHeader: method([BlockTag], (b, [ref]) => toData(RLP.encode(blockOf(b, ref, 'header').headerRaw))),
+    debug_getRawBlock: method([BlockTag], (b, [ref]) => toData(encodeBlock(blockOf(b, ref, 'block')))),
+    debug_getRawReceipts: method([BlockTag], (b, [ref]) => {
+      const block = blockOf(b, ref, 'block')
+      const receipts = b.receipts(block.hash) ?? []
+      return receipts.map((r) => toData(encodeConsensusReceipt(r, logsBloom(r.logs))))
+    }),
+    debug_getRawTransaction: method([Hash], (b, [hash]) => {
+      const loc = b.txLocation(hash)
+      if (loc !== undefined) {
+        const bytes = b.blockByHash(loc.blockHash)?.transactionBytes[loc.index]
+        if (bytes !== undefined) return toData(bytes)
+      }
+      const pending = b.poolTransaction(hash)
+      // geth answers an empty byte string for an unknown transaction
+      return pending === undefined ? '0x' : toData(pending.tx.serialize())
+    }),
   },
 }

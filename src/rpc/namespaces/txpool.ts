@@ -17,7 +17,7 @@ import type { Backend } from '../backend.js'
 import { formatTransaction } from '../format/transaction.js'
 import { toQuantity } from '../hex.js'
 import { Address } from '../params/index.js'
-import type { MethodTable, Namespace } from '../types.js'
+import { method, type MethodTable, type Namespace } from '../types.js'
 
 function rpcTx(ptx: PoolTx): unknown {
   return formatTransaction(ptx.tx, { from: ptx.sender })
@@ -40,39 +40,27 @@ function bySender<T>(groups: Map<string, PoolTx[]>, format: (ptx: PoolTx) => T):
   const out: Record<string, Record<string, T>> = {}
   const senders = [...groups.keys()].map((s) => [toChecksumAddress(s), s] as const)
   senders.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-  for (const [checksummed, sender] of senders) out[checksummed] = byNonce(groups.get(sender) as PoolTx[], format)
+  for (const [checksummed, sender] of senders) out[checksummed] = byNonce(groups.get(sender) ?? [], format)
   return out
 }
 
 export const txpoolMethods: MethodTable<Backend> = {
-  txpool_content: {
-    params: [],
-    handler: (b) => {
-      const { pending, queued } = b.pool.content()
-      return { pending: bySender(pending, rpcTx), queued: bySender(queued, rpcTx) }
-    },
-  },
-  txpool_contentFrom: {
-    params: [Address],
-    handler: (b, [address]) => {
-      const { pending, queued } = b.pool.contentFrom(address as string)
-      return { pending: byNonce(pending, rpcTx), queued: byNonce(queued, rpcTx) }
-    },
-  },
-  txpool_inspect: {
-    params: [],
-    handler: (b) => {
-      const { pending, queued } = b.pool.content()
-      return { pending: bySender(pending, summary), queued: bySender(queued, summary) }
-    },
-  },
-  txpool_status: {
-    params: [],
-    handler: (b) => {
-      const { pending, queued } = b.pool.stats()
-      return { pending: toQuantity(pending), queued: toQuantity(queued) }
-    },
-  },
+  txpool_content: method([], (b) => {
+    const { pending, queued } = b.poolContent()
+    return { pending: bySender(pending, rpcTx), queued: bySender(queued, rpcTx) }
+  }),
+  txpool_contentFrom: method([Address], (b, [address]) => {
+    const { pending, queued } = b.poolContentFrom(address)
+    return { pending: byNonce(pending, rpcTx), queued: byNonce(queued, rpcTx) }
+  }),
+  txpool_inspect: method([], (b) => {
+    const { pending, queued } = b.poolContent()
+    return { pending: bySender(pending, summary), queued: bySender(queued, summary) }
+  }),
+  txpool_status: method([], (b) => {
+    const { pending, queued } = b.poolStats()
+    return { pending: toQuantity(pending), queued: toQuantity(queued) }
+  }),
 }
 
 export const txpoolNamespace: Namespace<Backend> = { name: 'txpool', methods: txpoolMethods }

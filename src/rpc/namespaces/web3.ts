@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from '../../util/package.js'
 import type { Backend } from '../backend.js'
 import { toData } from '../hex.js'
 import { Data } from '../params/index.js'
-import type { Namespace } from '../types.js'
+import { method, type Namespace } from '../types.js'
 
 /** geth-style client version: name/vVERSION/os-arch/runtime. */
 export const CLIENT_VERSION = `ibex/v${PACKAGE_VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`
@@ -12,7 +12,7 @@ export const CLIENT_VERSION = `ibex/v${PACKAGE_VERSION}/${process.platform}-${pr
 export const web3Namespace: Namespace<Backend> = {
   name: 'web3',
   methods: {
-    web3_clientVersion: { params: [], handler: () => CLIENT_VERSION },
-    web3_sha3: { params: [Data], handler: (_b, [data]) => toData(keccak256(data as Uint8Array)) },
+    web3_clientVersion: method([], () => CLIENT_VERSION),
+    web3_sha3: method([Data], (_b, [data]) => toData(keccak256(data))),
   },
 }

@@ -4,21 +4,15 @@
  */
 import type { Backend } from '../../backend.js'
 import { toQuantity } from '../../hex.js'
-import type { MethodTable } from '../../types.js'
+import { method, type MethodTable } from '../../types.js'
 
 export const blobFeeMethods: MethodTable<Backend> = {
-  eth_baseFee: {
-    params: [],
-    handler: (b) => {
-      const h = b.store.head.header
-      return h.common.isActivatedEIP(1559) ? toQuantity(h.calcNextBaseFee()) : null
-    },
-  },
-  eth_blobBaseFee: {
-    params: [],
-    handler: (b) => {
-      const h = b.store.head.header
-      return h.excessBlobGas === undefined ? null : toQuantity(h.getBlobGasPrice())
-    },
-  },
+  eth_baseFee: method([], (b) => {
+    const h = b.head().header
+    return h.common.isActivatedEIP(1559) ? toQuantity(h.calcNextBaseFee()) : null
+  }),
+  eth_blobBaseFee: method([], (b) => {
+    const h = b.head().header
+    return h.excessBlobGas === undefined ? null : toQuantity(h.getBlobGasPrice())
+  }),
 }

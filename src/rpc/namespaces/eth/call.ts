@@ -2,12 +2,11 @@
  * eth_call and eth_estimateGas (src/exec/call.ts, gas cap and timeout from config), run by the
  * execution pool's call workers: the block is resolved here, the EVM runs off the main thread.
  */
-import type { CallRequest } from '../../../exec/call.js'
-import type { CallJob } from '../../../exec/pool/index.js'
-import type { Backend } from '../../backend.js'
+import type { CallRequest } from '../../../exec/pool/index.js'
+import { type Backend, stateBlock } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
-import { type BlockRef, BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
+import { method, type MethodTable } from '../../types.js'
 
 function addressBytes(hex: string | undefined): Uint8Array | undefined {
   return hex === undefined ? undefined : Buffer.from(hex.slice(2), 'hex')
@@ -29,30 +28,13 @@ export function toRequest(args: CallArgs): CallRequest {
   }
 }
 
-export function envFor(b: Backend, ref: BlockRef) {
-  return { db: b.db, store: b.store, common: b.common, block: b.stateBlock(ref) }
-}
-
-export function limits(b: Backend) {
-  return { gasCap: b.config.jsonrpc.gasCap, timeoutMs: b.config.jsonrpc.evmTimeoutMs }
-}
-
-/** A call task for the execution pool: the block by hash, the head the worker must know. */
-function callTask(b: Backend, kind: CallJob['kind'], args: CallArgs, ref: BlockRef): CallJob {
-  const block = b.stateBlock(ref)
-  const request = toRequest(args)
-  return { kind, head: b.store.head.header.number, blockHash: block.hash, request, limits: limits(b) }
-}
-
 export const callMethods: MethodTable<Backend> = {
-  eth_call: {
-    params: [CallObject, optional(BlockTag, LATEST)],
-    handler: async (b, [args, ref]) =>
-      toData((await b.exec.call(callTask(b, 'call', args as CallArgs, ref as BlockRef))) as Uint8Array),
-  },
-  eth_estimateGas: {
-    params: [CallObject, optional(BlockTag, LATEST)],
-    handler: async (b, [args, ref]) =>
-      toQuantity((await b.exec.call(callTask(b, 'estimateGas', args as CallArgs, ref as BlockRef))) as bigint),
-  },
+  eth_call: method([CallObject, optional(BlockTag, LATEST)], async (b, [args, ref]) => {
+    const block = stateBlock(b, ref)
+    return toData(await b.call(block, toRequest(args)))
+  }),
+  eth_estimateGas: method([CallObject, optional(BlockTag, LATEST)], async (b, [args, ref]) => {
+    const block = stateBlock(b, ref)
+    return toQuantity(await b.estimateGas(block, toRequest(args)))
+  }),
 }

@@ -1,24 +1,21 @@
 /** eth_ chain facts: chain id, head number, sync status, accounts. */
 import type { Backend } from '../../backend.js'
 import { toQuantity } from '../../hex.js'
-import type { MethodTable } from '../../types.js'
+import { method, type MethodTable } from '../../types.js'
 
 export const chainMethods: MethodTable<Backend> = {
-  eth_chainId: { params: [], handler: (b) => toQuantity(b.chainId) },
-  eth_blockNumber: { params: [], handler: (b) => toQuantity(b.store.head.header.number) },
+  eth_chainId: method([], (b) => toQuantity(b.chainId)),
+  eth_blockNumber: method([], (b) => toQuantity(b.head().header.number)),
   // false unless block sync (src/p2p/sync.ts) is catching up with a peer that is ahead
-  eth_syncing: {
-    params: [],
-    handler: (b) => {
-      const s = b.network?.syncStatus()
-      if (s === undefined) return false
-      return {
-        startingBlock: toQuantity(s.startingBlock),
-        currentBlock: toQuantity(s.currentBlock),
-        highestBlock: toQuantity(s.highestBlock),
-      }
-    },
-  },
+  eth_syncing: method([], (b) => {
+    const s = b.network?.syncStatus()
+    if (s === undefined) return false
+    return {
+      startingBlock: toQuantity(s.startingBlock),
+      currentBlock: toQuantity(s.currentBlock),
+      highestBlock: toQuantity(s.highestBlock),
+    }
+  }),
   // the node holds no client keys
-  eth_accounts: { params: [], handler: () => [] },
+  eth_accounts: method([], () => []),
 }

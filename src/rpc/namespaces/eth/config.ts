@@ -14,23 +14,7 @@ import {
 } from '../../../chain/forks.js'
 import type { Backend } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
-import type { MethodTable } from '../../types.js'
-
-/** Meta key under which the node keeps the genesis it was initialised from (src/node.ts). */
-const GENESIS_JSON_KEY = 'genesis.json'
-
-const genesisCache = new WeakMap<Backend, GenesisJson>()
-
-/** The genesis.json the chain was initialised from. */
-export function genesisOf(b: Backend): GenesisJson {
-  let genesis = genesisCache.get(b)
-  if (genesis === undefined) {
-    const raw = b.store.getMeta(GENESIS_JSON_KEY)
-    genesis = raw === undefined ? {} : (JSON.parse(Buffer.from(raw).toString('utf8')) as GenesisJson)
-    genesisCache.set(b, genesis)
-  }
-  return genesis
-}
+import { method, type MethodTable } from '../../types.js'
 
 interface BlobScheduleEntry {
   target: number
@@ -52,39 +36,33 @@ function forkConfig(b: Backend, genesis: GenesisJson, index: number) {
         ? null
         : { target: blob.target, max: blob.max, baseFeeUpdateFraction: blob.baseFeeUpdateFraction },
     chainId: toQuantity(b.chainId),
-    forkId: toData(forkIdHash(genesis, b.store.genesisHash, activation)),
+    forkId: toData(forkIdHash(genesis, b.genesisHash, activation)),
     precompiles: precompilesAt(genesis, activation),
     systemContracts: systemContractsAt(genesis, activation),
   }
 }
 
 export const configMethods: MethodTable<Backend> = {
-  eth_config: {
-    params: [],
-    handler: (b) => {
-      const genesis = genesisOf(b)
-      const now = latestTimeFork(genesis, b.store.head.header.timestamp)
-      const last = latestTimeFork(genesis, (1n << 64n) - 1n)
-      const current = forkConfig(b, genesis, now)
-      const next = now + 1 < TIME_FORKS.length ? forkConfig(b, genesis, now + 1) : null
-      return { current, next, last: next === null ? null : forkConfig(b, genesis, last) }
-    },
-  },
-  eth_capabilities: {
-    params: [],
-    handler: (b) => {
-      const head = b.store.head
-      // nothing is pruned: every kind of data is served from genesis on
-      const all = { disabled: false, oldestBlock: toQuantity(0) }
-      return {
-        head: { number: toQuantity(head.header.number), hash: toData(head.hash) },
-        state: all,
-        tx: all,
-        logs: all,
-        receipts: all,
-        blocks: all,
-        stateproofs: all,
-      }
-    },
-  },
+  eth_config: method([], (b) => {
+    const genesis = b.genesis()
+    const now = latestTimeFork(genesis, b.head().header.timestamp)
+    const last = latestTimeFork(genesis, (1n << 64n) - 1n)
+    const current = forkConfig(b, genesis, now)
+    const next = now + 1 < TIME_FORKS.length ? forkConfig(b, genesis, now + 1) : null
+    return { current, next, last: next === null ? null : forkConfig(b, genesis, last) }
+  }),
+  eth_capabilities: method([], (b) => {
+    const head = b.head()
+    // nothing is pruned: every kind of data is served from genesis on
+    const all = { disabled: false, oldestBlock: toQuantity(0) }
+    return {
+      head: { number: toQuantity(head.header.number), hash: toData(head.hash) },
+      state: all,
+      tx: all,
+      logs: all,
+      receipts: all,
+      blocks: all,
+      stateproofs: all,
+    }
+  }),
 }

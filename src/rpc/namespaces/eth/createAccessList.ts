@@ -4,18 +4,15 @@
  */
 import { type Backend, stateBlock } from '../../backend.js'
 import { toQuantity } from '../../hex.js'
-import { type BlockRef, BlockTag, type CallArgs, CallObject, LATEST, optional } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { BlockTag, CallObject, LATEST, optional } from '../../params/index.js'
+import { method, type MethodTable } from '../../types.js'
 import { toRequest } from './call.js'
 
 export const createAccessListMethods: MethodTable<Backend> = {
-  eth_createAccessList: {
-    params: [CallObject, optional(BlockTag, LATEST)],
-    handler: async (b, [args, ref]) => {
-      const result = await b.createAccessList(stateBlock(b, ref as BlockRef), toRequest(args as CallArgs))
-      const out: Record<string, unknown> = { accessList: result.accessList, gasUsed: toQuantity(result.gasUsed) }
-      if (result.error !== undefined) out.error = result.error
-      return out
-    },
-  },
+  eth_createAccessList: method([CallObject, optional(BlockTag, LATEST)], async (b, [args, ref]) => {
+    const result = await b.createAccessList(stateBlock(b, ref), toRequest(args))
+    const out: Record<string, unknown> = { accessList: result.accessList, gasUsed: toQuantity(result.gasUsed) }
+    if (result.error !== undefined) out.error = result.error
+    return out
+  }),
 }

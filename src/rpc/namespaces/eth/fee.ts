@@ -8,12 +8,12 @@
  * the chain is quiet, as the spec asks.
  */
 import type { ChainBlock } from '../../../chain/store.js'
-import { effectiveTip } from '../../../txpool/validate.js'
-import type { Backend } from '../../backend.js'
+import { effectiveTip } from '../../../chain/fees.js'
+import { type Backend, resolveBlock } from '../../backend.js'
 import { InvalidParamsError } from '../../errors.js'
 import { toQuantity } from '../../hex.js'
-import { BlockTag, Uint64, optional, type BlockRef, FloatArray } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { BlockTag, FloatArray, optional, Uint64 } from '../../params/index.js'
+import { method, type MethodTable } from '../../types.js'
 
 /** Tip suggested when recent blocks carry no transactions (1 gwei). */
 export const DEFAULT_TIP_WEI = 1_000_000_000n
@@ -23,17 +23,19 @@ export const GAS_PRICE_ORACLE_BLOCKS = 20
 export const GAS_PRICE_ORACLE_PERCENTILE = 60
 /** Most blocks one eth_feeHistory call covers (geth: 1024). */
 export const FEE_HISTORY_MAX_BLOCKS = 1024
+/** eth_feeHistory without reward percentiles: no `reward` field. */
+const NO_PERCENTILES: readonly number[] = Object.freeze([])
 
 function nextBaseFee(b: Backend): bigint {
-  const head = b.store.head
+  const head = b.head()
   return head.header.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n
 }
 
 function suggestTip(b: Backend): bigint {
   const tips: bigint[] = []
-  const head = b.store.head.header.number
+  const head = b.head().header.number
   for (let n = head; n >= 0n && n > head - BigInt(GAS_PRICE_ORACLE_BLOCKS); n--) {
-    const block = b.store.getBlockByNumber(n)
+    const block = b.blockByNumber(n)
     if (block === undefined) break
     const baseFee = block.header.baseFeePerGas ?? 0n
     const blockTips = block.transactions.map((tx) => effectiveTip(tx, baseFee)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
@@ -42,16 +44,16 @@ function suggestTip(b: Backend): bigint {
   let tip = DEFAULT_TIP_WEI
   if (tips.length > 0) {
     tips.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
-    tip = tips[Math.floor(((tips.length - 1) * GAS_PRICE_ORACLE_PERCENTILE) / 100)] as bigint
+    tip = tips[Math.floor(((tips.length - 1) * GAS_PRICE_ORACLE_PERCENTILE) / 100)] ?? DEFAULT_TIP_WEI
   }
-  const limit = b.config.txpool.priceLimit
+  const limit = b.priceLimit
   return tip < limit ? limit : tip
 }
 
-function rewardsOf(block: ChainBlock, percentiles: number[], b: Backend): bigint[] {
+function rewardsOf(block: ChainBlock, percentiles: readonly number[], b: Backend): bigint[] {
   if (block.transactions.length === 0) return percentiles.map(() => 0n)
   const baseFee = block.header.baseFeePerGas ?? 0n
-  const receipts = b.store.getReceipts(block.hash) ?? []
+  const receipts = b.receipts(block.hash) ?? []
   const items = block.transactions
     .map((tx, i) => {
       const prev = i === 0 ? 0n : (receipts[i - 1]?.cumulativeGasUsed ?? 0n)
@@ -66,7 +68,7 @@ function rewardsOf(block: ChainBlock, percentiles: number[], b: Backend): bigint
       sum += Number(item.gas)
       if (sum >= threshold) return item.tip
     }
-    return (items.at(-1) as { tip: bigint }).tip
+    return items.at(-1)?.tip ?? 0n
   })
 }
 
@@ -79,22 +81,15 @@ function blobGasUsedRatio(block: ChainBlock): number {
 }
 
 export const feeMethods: MethodTable<Backend> = {
-  eth_gasPrice: {
-    params: [],
-    handler: (b) => {
-      const price = nextBaseFee(b) + suggestTip(b)
-      const limit = b.config.txpool.priceLimit
-      return toQuantity(price < limit ? limit : price)
-    },
-  },
-  eth_maxPriorityFeePerGas: {
-    params: [],
-    handler: (b) => toQuantity(suggestTip(b)),
-  },
-  eth_feeHistory: {
-    params: [Uint64, BlockTag, optional(FloatArray, [] as number[])],
-    handler: (b, [countRaw, ref, pctRaw]) => {
-      const percentiles = pctRaw as number[]
+  eth_gasPrice: method([], (b) => {
+    const price = nextBaseFee(b) + suggestTip(b)
+    const limit = b.priceLimit
+    return toQuantity(price < limit ? limit : price)
+  }),
+  eth_maxPriorityFeePerGas: method([], (b) => toQuantity(suggestTip(b))),
+  eth_feeHistory: method(
+    [Uint64, BlockTag, optional(FloatArray, NO_PERCENTILES)],
+    (b, [countRaw, ref, percentiles]) => {
       for (let i = 0; i < percentiles.length; i++) {
         const p = percentiles[i] as number
         if (p < 0 || p > 100) throw new InvalidParamsError(`invalid reward percentile: ${p}`)
@@ -102,9 +97,9 @@ export const feeMethods: MethodTable<Backend> = {
           throw new InvalidParamsError(`invalid reward percentile: #${i - 1}:${percentiles[i - 1]} >= #${i}:${p}`)
         }
       }
-      let count = Number(countRaw as bigint)
+      let count = Number(countRaw)
       if (count > FEE_HISTORY_MAX_BLOCKS) count = FEE_HISTORY_MAX_BLOCKS
-      const newest = b.resolveBlock(ref as BlockRef)
+      const newest = resolveBlock(b, ref)
       if (newest === undefined) throw new InvalidParamsError('requested block is in the future')
       if (count === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] }
       const last = newest.header.number
@@ -116,7 +111,8 @@ export const feeMethods: MethodTable<Backend> = {
       const rewards: string[][] = []
       let lastBlock: ChainBlock = newest
       for (let n = first; n <= last; n++) {
-        const block = b.store.getBlockByNumber(n) as ChainBlock
+        const block = b.blockByNumber(n)
+        if (block === undefined) break
         lastBlock = block
         baseFees.push(toQuantity(block.header.baseFeePerGas ?? 0n))
         ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit))
@@ -137,5 +133,5 @@ export const feeMethods: MethodTable<Backend> = {
       }
       return out
     },
-  },
+  ),
 }

@@ -3,21 +3,15 @@
  * storage key from the account's storage root, encoded as geth's GetProof encodes them (a key
  * given as 32 bytes comes back as such, a shorter one as a QUANTITY).
  */
-import { getMerkleStateProof } from '@ethereumjs/statemanager'
-import { bytesToBigInt, createAddressFromString } from '@ethereumjs/util'
-import type { Backend } from '../../backend.js'
+import { bytesToBigInt } from '@ethereumjs/util'
+import { type Backend, stateBlock } from '../../backend.js'
 import { toData, toQuantity } from '../../hex.js'
-import {
-  Address as AddressParam,
-  type BlockRef,
-  BlockTag,
-  goDecoder,
-  LATEST,
-  optional,
-  StorageKey,
-} from '../../params/index.js'
+import { Address, BlockTag, goDecoder, LATEST, optional, StorageKey } from '../../params/index.js'
 import { kindMismatch } from '../../params/gojson.js'
-import type { MethodTable, ParamDecoder } from '../../types.js'
+import { method, type MethodTable, type ParamDecoder } from '../../types.js'
+
+/** Bytes of a key answered as a hash (DATA, 32 bytes) rather than as a QUANTITY. */
+const HASH_KEY_BYTES = 32
 
 interface ProofKey {
   slot: Uint8Array
@@ -37,32 +31,27 @@ const StorageKeyList: ParamDecoder<ProofKey[]> = goDecoder((raw) => {
 })
 
 export const getProofMethods: MethodTable<Backend> = {
-  eth_getProof: {
-    params: [AddressParam, StorageKeyList, optional(BlockTag, LATEST)],
-    handler: async (b, [address, keysRaw, ref]) => {
-      const keys = keysRaw as ProofKey[]
-      const state = b.stateAt(b.stateBlock(ref as BlockRef))
-      const proof = await getMerkleStateProof(
-        state,
-        createAddressFromString(address as string),
-        keys.map((k) => k.slot),
-      )
-      return {
-        address: address as string,
-        accountProof: proof.accountProof,
-        balance: proof.balance,
-        codeHash: proof.codeHash,
-        nonce: proof.nonce,
-        storageHash: proof.storageHash,
-        storageProof: proof.storageProof.map((p, i) => {
-          const k = keys[i] as ProofKey
-          return {
-            key: k.inputLength === 32 ? toData(k.slot) : toQuantity(bytesToBigInt(k.slot)),
-            value: toQuantity(BigInt(p.value === '0x' ? '0x0' : p.value)),
-            proof: p.proof,
-          }
-        }),
-      }
-    },
-  },
+  eth_getProof: method([Address, StorageKeyList, optional(BlockTag, LATEST)], async (b, [address, keys, ref]) => {
+    const proof = await b.state(stateBlock(b, ref)).proof(
+      address,
+      keys.map((k) => k.slot),
+    )
+    return {
+      address,
+      accountProof: proof.accountProof,
+      balance: proof.balance,
+      codeHash: proof.codeHash,
+      nonce: proof.nonce,
+      storageHash: proof.storageHash,
+      // one proof per key, in the keys' order
+      storageProof: keys.map((k, i) => {
+        const p = proof.storageProof[i]
+        return {
+          key: k.inputLength === HASH_KEY_BYTES ? toData(k.slot) : toQuantity(bytesToBigInt(k.slot)),
+          value: toQuantity(BigInt(p === undefined || p.value === '0x' ? '0x0' : p.value)),
+          proof: p?.proof ?? [],
+        }
+      }),
+    }
+  }),
 }

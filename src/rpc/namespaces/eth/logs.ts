@@ -3,14 +3,10 @@
  * positional topics, served from the log index (src/filters/query.ts) within the range and
  * result limits of `[jsonrpc]`.
  */
-import { queryLogs } from '../../../filters/index.js'
 import type { Backend } from '../../backend.js'
-import { type FilterCriteria, FilterOptions } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { FilterOptions } from '../../params/index.js'
+import { method, type MethodTable } from '../../types.js'
 
 export const logMethods: MethodTable<Backend> = {
-  eth_getLogs: {
-    params: [FilterOptions],
-    handler: (b, [criteria]) => queryLogs(b.store, criteria as FilterCriteria, b.filters.limits),
-  },
+  eth_getLogs: method([FilterOptions], (b, [criteria]) => b.getLogs(criteria)),
 }

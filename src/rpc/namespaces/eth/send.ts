@@ -2,11 +2,8 @@
 import type { Backend } from '../../backend.js'
 import { toData } from '../../hex.js'
 import { Data } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { method, type MethodTable } from '../../types.js'
 
 export const sendMethods: MethodTable<Backend> = {
-  eth_sendRawTransaction: {
-    params: [Data],
-    handler: async (b, [raw]) => toData(await b.submitTransaction(raw as Uint8Array)),
-  },
+  eth_sendRawTransaction: method([Data], async (b, [raw]) => toData(await b.submitTransaction(raw))),
 }

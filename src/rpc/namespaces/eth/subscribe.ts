@@ -10,31 +10,37 @@ import { Subscriptions } from '../../../filters/index.js'
 import { ERROR_CODE, InvalidParamsError, RpcError, ServerError } from '../../errors.js'
 import { Bool, type FilterCriteria, FilterOptions, optional, stringParam } from '../../params/index.js'
 import { decodeParams, type RpcSession } from '../../server/dispatch.js'
-import type { ParamDecoder } from '../../types.js'
+import type { DecodedParams, ParamDecoder } from '../../types.js'
+
+interface SubscriptionOptions {
+  query?: FilterCriteria
+  fullTx?: boolean
+}
 
 interface SubscriptionDef {
   kind: SubscriptionKind
   /** Decoders of the params after the name. */
-  params: ParamDecoder<unknown>[]
-  options(args: unknown[]): { query?: FilterCriteria; fullTx?: boolean }
+  readonly params: readonly ParamDecoder<unknown>[]
+  options(args: unknown[]): SubscriptionOptions
+}
+
+/** A subscription whose options are typed by its param decoders (as `method()` does for methods). */
+function subscription<const P extends readonly ParamDecoder<unknown>[]>(
+  kind: SubscriptionKind,
+  params: P,
+  options: (args: DecodedParams<P>) => SubscriptionOptions,
+): SubscriptionDef {
+  return { kind, params, options }
 }
 
 /** The eth subscriptions, by name (geth's FilterAPI subscription methods). */
 export const ETH_SUBSCRIPTIONS: Readonly<Record<string, SubscriptionDef>> = {
-  newHeads: { kind: 'newHeads', params: [], options: () => ({}) },
-  logs: {
-    kind: 'logs',
-    params: [FilterOptions],
-    options: ([criteria]) => ({ query: criteria as FilterCriteria }),
-  },
-  newPendingTransactions: {
-    kind: 'newPendingTransactions',
-    params: [optional(Bool, false)],
-    options: ([fullTx]) => ({ fullTx: fullTx as boolean }),
-  },
+  newHeads: subscription('newHeads', [], () => ({})),
+  logs: subscription('logs', [FilterOptions], ([criteria]) => ({ query: criteria })),
+  newPendingTransactions: subscription('newPendingTransactions', [optional(Bool, false)], ([fullTx]) => ({ fullTx })),
 }
 
-const NAME = stringParam('string') as ParamDecoder<unknown>
+const NAME = stringParam('string')
 
 /** One connection's eth subscriptions behind the dispatcher's RpcSession. */
 export class EthSubscriptionSession implements RpcSession {

@@ -1,17 +1,17 @@
 /** eth_ transaction lookups: by hash, by block and index, receipts. */
 import type { ChainBlock } from '../../../chain/store.js'
-import type { Backend } from '../../backend.js'
+import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
 import { toData } from '../../hex.js'
-import { BlockTag, Hash, Uint64, type BlockRef } from '../../params/index.js'
-import type { MethodTable } from '../../types.js'
+import { BlockTag, Hash, Uint64 } from '../../params/index.js'
+import { method, type MethodTable } from '../../types.js'
 
 function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
   if (block === undefined) return null
   const tx = block.transactions[index]
   if (tx === undefined) return null
-  const from = b.senders(block)[index] as Uint8Array
+  const from = sendersOf(b, block)[index] ?? EMPTY_SENDER
   return formatTransaction(tx, {
     from,
     blockHash: block.hash,
@@ -22,59 +22,49 @@ function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
   })
 }
 
+/** A sender the receipts do not have (never, for a stored block): formatted as 0x. */
+const EMPTY_SENDER = new Uint8Array(0)
+
 function rawInBlock(block: ChainBlock | undefined, index: number) {
   const bytes = block?.transactionBytes[index]
   return bytes === undefined ? '0x' : toData(bytes)
 }
 
 export const transactionMethods: MethodTable<Backend> = {
-  eth_getRawTransactionByHash: {
-    params: [Hash],
-    handler: (b, [hash]) => {
-      const loc = b.store.getTxLocation(hash as Uint8Array)
-      if (loc !== undefined) {
-        const bytes = b.store.getBlockByHash(loc.blockHash)?.transactionBytes[loc.index]
-        return bytes === undefined ? null : toData(bytes)
-      }
-      const pending = b.pool.get(toData(hash as Uint8Array))
-      return pending === undefined ? null : toData(pending.tx.serialize())
-    },
-  },
-  eth_getRawTransactionByBlockHashAndIndex: {
-    params: [Hash, Uint64],
-    handler: (b, [hash, index]) => rawInBlock(b.store.getBlockByHash(hash as Uint8Array), Number(index as bigint)),
-  },
-  eth_getRawTransactionByBlockNumberAndIndex: {
-    params: [BlockTag, Uint64],
-    handler: (b, [ref, index]) => rawInBlock(b.resolveBlock(ref as BlockRef), Number(index as bigint)),
-  },
-  eth_getTransactionByHash: {
-    params: [Hash],
-    handler: (b, [hash]) => {
-      const loc = b.store.getTxLocation(hash as Uint8Array)
-      if (loc !== undefined) return txInBlock(b, b.store.getBlockByHash(loc.blockHash), loc.index)
-      const pending = b.pool.get(toData(hash as Uint8Array))
-      return pending === undefined ? null : formatTransaction(pending.tx, { from: pending.sender })
-    },
-  },
-  eth_getTransactionByBlockHashAndIndex: {
-    params: [Hash, Uint64],
-    handler: (b, [hash, index]) =>
-      txInBlock(b, b.store.getBlockByHash(hash as Uint8Array), Number(index as bigint)),
-  },
-  eth_getTransactionByBlockNumberAndIndex: {
-    params: [BlockTag, Uint64],
-    handler: (b, [ref, index]) => txInBlock(b, b.resolveBlock(ref as BlockRef), Number(index as bigint)),
-  },
-  eth_getTransactionReceipt: {
-    params: [Hash],
-    handler: (b, [hash]) => {
-      const loc = b.store.getTxLocation(hash as Uint8Array)
-      if (loc === undefined) return null
-      const block = b.store.getBlockByHash(loc.blockHash)
-      const receipts = block && b.store.getReceipts(block.hash)
-      if (block === undefined || receipts === undefined) return null
-      return formatReceipt(block, receipts, loc.index, block.transactions[loc.index]!)
-    },
-  },
+  eth_getRawTransactionByHash: method([Hash], (b, [hash]) => {
+    const loc = b.txLocation(hash)
+    if (loc !== undefined) {
+      const bytes = b.blockByHash(loc.blockHash)?.transactionBytes[loc.index]
+      return bytes === undefined ? null : toData(bytes)
+    }
+    const pending = b.poolTransaction(hash)
+    return pending === undefined ? null : toData(pending.tx.serialize())
+  }),
+  eth_getRawTransactionByBlockHashAndIndex: method([Hash, Uint64], (b, [hash, index]) =>
+    rawInBlock(b.blockByHash(hash), Number(index)),
+  ),
+  eth_getRawTransactionByBlockNumberAndIndex: method([BlockTag, Uint64], (b, [ref, index]) =>
+    rawInBlock(resolveBlock(b, ref), Number(index)),
+  ),
+  eth_getTransactionByHash: method([Hash], (b, [hash]) => {
+    const loc = b.txLocation(hash)
+    if (loc !== undefined) return txInBlock(b, b.blockByHash(loc.blockHash), loc.index)
+    const pending = b.poolTransaction(hash)
+    return pending === undefined ? null : formatTransaction(pending.tx, { from: pending.sender })
+  }),
+  eth_getTransactionByBlockHashAndIndex: method([Hash, Uint64], (b, [hash, index]) =>
+    txInBlock(b, b.blockByHash(hash), Number(index)),
+  ),
+  eth_getTransactionByBlockNumberAndIndex: method([BlockTag, Uint64], (b, [ref, index]) =>
+    txInBlock(b, resolveBlock(b, ref), Number(index)),
+  ),
+  eth_getTransactionReceipt: method([Hash], (b, [hash]) => {
+    const loc = b.txLocation(hash)
+    if (loc === undefined) return null
+    const block = b.blockByHash(loc.blockHash)
+    const receipts = block && b.receipts(block.hash)
+    const tx = block?.transactions[loc.index]
+    if (block === undefined || receipts === undefined || tx === undefined) return null
+    return formatReceipt(block, receipts, loc.index, tx)
+  }),
 }
