@@ -15,28 +15,27 @@
  *            the same RocksDB by handle; closed before the database on stop
  *
  * `initNode` only creates the datadir and writes genesis; `startNode` also serves and seals.
+ * `openChain` is also what `ibex import` / `ibex export` open (src/cli/commands/chain-io.ts).
  */
-import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
-import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex } from '@ethereumjs/util'
 import { createChainCommon, feeRouting, type GenesisJson, hasCancun } from './chain/common.js'
 import { type Database, openDatabase } from './chain/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
 import { backfillLogIndex } from './chain/logIndex.js'
 import { ChainStore } from './chain/store.js'
-import { defaultConfig, FOREIGN_CHAIN_PRICE_LIMIT_WEI, RATE_LIMITS_OFF } from './config/defaults.js'
 import { loadGenesis } from './config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
+import { settleChainDefaults } from './config/presets.js'
 import type { IbexConfig } from './config/types.js'
 import { decodeExtra } from './consensus/ibft/index.js'
 import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
 import { ChainEvents } from './filters/index.js'
 import { BlockBuilder } from './exec/blockBuilder.js'
-import { importBlocks } from './exec/importFile.js'
 import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
 import { type NodeOps, startNodeOps } from './ops/index.js'
@@ -57,7 +56,8 @@ export interface RunningNode {
   stop(): Promise<void>
 }
 
-interface OpenedChain {
+/** A datadir's chain, opened (and initialised from genesis when empty); `db.close()` when done. */
+export interface OpenedChain {
   db: Database
   store: ChainStore
   common: Common
@@ -71,7 +71,8 @@ function chainDir(config: IbexConfig): string {
   return join(config.datadir, 'chaindata')
 }
 
-async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> {
+/** openChain opens the datadir's database, writing the genesis block first when it is empty. */
+export async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> {
   mkdirSync(config.datadir, { recursive: true })
   const create = config.genesisFile === undefined && config.network === 'dev'
   // without a key file a testnet/mainnet node runs as a full node (no sealing)
@@ -128,7 +129,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const log = createLogger(config.logLevel, config.logFormat)
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
-  const rules = publicRateLimits(poolRules(config, chain.engine), common.chainId())
+  const rules = settleChainDefaults(config, { chainId: common.chainId(), ibft: chain.engine === 'ibft' })
   const pool = openTxPool(rules, { store, db, common, log })
   const events = new ChainEvents(store, log)
   pool.onNewTx((tx) => events.emitPendingTx(tx))
@@ -261,88 +262,4 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
   })
   log.info(exec.offloaded ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers` : 'execution pool off: calls and traces run on the main thread')
   return exec
-}
-
-/**
- * A chain without our consensus engine (imported from a geth genesis) keeps geth's pool price
- * limit unless one was set: our networks' default is about our genesis base fee, not theirs.
- */
-/** Chain ids of the public networks, where per-IP budgets are on unless configured otherwise. */
-const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([786n, 7860n])
-
-/**
- * Per-IP budgets left at their defaults apply only when the datadir holds a public network
- * (mainnet 786, testnet 7860): a dev chain, an imported chain or a test rig started without
- * `--network`/`--genesis` flags would otherwise inherit mainnet's budgets.
- */
-function publicRateLimits(config: IbexConfig, chainId: bigint): IbexConfig {
-  if (config.jsonrpc.rateLimit.explicit === true || PUBLIC_CHAIN_IDS.has(chainId)) return config
-  const rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs, explicit: false }
-  return { ...config, jsonrpc: { ...config.jsonrpc, rateLimit } }
-}
-
-function poolRules(config: IbexConfig, engine: Engine): IbexConfig {
-  if (engine === 'ibft' || config.txpool.priceLimit !== defaultConfig(config.network).txpool.priceLimit) return config
-  return { ...config, txpool: { ...config.txpool, priceLimit: FOREIGN_CHAIN_PRICE_LIMIT_WEI } }
-}
-
-/**
- * `ibex export`: writes canonical blocks FIRST..LAST (default: all) as consecutive RLP
- * blocks [header, transactions, uncles, withdrawals?] — the format `geth export` writes.
- */
-export async function exportChain(
-  config: IbexConfig,
-  file: string,
-  first?: bigint,
-  last?: bigint,
-): Promise<{ blocks: number; first: bigint; last: bigint }> {
-  const log = createLogger(config.logLevel, config.logFormat)
-  const chain = await openChain(config, log)
-  const out = openSync(file, 'w')
-  try {
-    const head = chain.store.head.header.number
-    const from = first ?? 0n
-    const to = last === undefined || last > head ? head : last
-    let blocks = 0
-    for (let n = from; n <= to; n++) {
-      const block = chain.store.getBlockByNumber(n)
-      if (block === undefined) break
-      const body: unknown[] = [block.headerRaw, block.transactionBytes.map((t) => ((t[0] as number) >= 0xc0 ? RLP.decode(t) : t)), block.uncles]
-      if (block.withdrawals !== undefined) body.push(block.withdrawals)
-      writeSync(out, RLP.encode(body as never))
-      blocks++
-    }
-    return { blocks, first: from, last: from + BigInt(blocks) - 1n }
-  } finally {
-    closeSync(out)
-    await chain.db.close()
-  }
-}
-
-/**
- * `ibex import`: executes and commits every block of FILE.rlp (the `geth export` format) on top
- * of the head, under each block's own fork rules (src/exec/importer.ts); blocks already in the
- * chain are skipped. Stops at the first block that does not verify.
- */
-export async function importChain(
-  config: IbexConfig,
-  file: string,
-): Promise<{ blocks: number; headNumber: bigint; headHash: string }> {
-  const log = createLogger(config.logLevel, config.logFormat)
-  const chain = await openChain(config, log)
-  try {
-    const recipient = chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined
-    const blocks = await importBlocks(file, {
-      store: chain.store,
-      common: chain.common,
-      trie: chain.trie,
-      engine: chain.engine,
-      baseFeeRecipient: recipient ? hexToBytes(recipient as `0x${string}`) : undefined,
-      log,
-    })
-    const head = chain.store.head
-    return { blocks, headNumber: head.header.number, headHash: bytesToHex(head.hash) }
-  } finally {
-    await chain.db.close()
-  }
 }

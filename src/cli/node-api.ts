@@ -1,8 +1,10 @@
 /**
- * What the CLI needs from the node (src/node.ts). Loaded lazily, so `ibex --help`, `ibex version`
- * and `ibex genesis` start without opening a database or loading the EVM; tests pass a fake.
+ * What the CLI needs from the node (src/node.ts) and from the datadir (import, export). Loaded
+ * lazily, so `ibex --help`, `ibex version` and `ibex genesis` start without opening a database or
+ * loading the EVM; tests pass a fake.
  */
 import type { IbexConfig } from '../config/types.js'
+import { exportChain, importChain } from './commands/chain-io.js'
 
 export interface RunningNode {
   /** JSON-RPC URL, e.g. http://127.0.0.1:8545 ('' when JSON-RPC is disabled). */
@@ -41,8 +43,8 @@ export interface NodeApi {
   exportChain(config: IbexConfig, file: string, first?: bigint, last?: bigint): Promise<ExportResult>
 }
 
-/** loadNodeApi imports src/node.ts on first use. */
+/** loadNodeApi imports src/node.ts on first use; import and export are the chain-io command's own. */
 export async function loadNodeApi(): Promise<NodeApi> {
-  const node: NodeApi = await import('../node.js')
-  return node
+  const { startNode, initNode } = await import('../node.js')
+  return { startNode, initNode, importChain, exportChain }
 }

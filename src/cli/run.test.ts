@@ -10,7 +10,7 @@ import { daoGenesis, loadPresetGenesis, packageRoot, readExtraDataValidators } f
 import { parsePrivateKeyHex } from '../config/keys.js'
 import { loadConfig } from '../config/load.js'
 import type { IbexConfig } from '../config/types.js'
-import { formatConfigTable, formatHelp, ibexVersion } from './commands/help.js'
+import { formatConfigTable, formatHelp, ibexVersion, refreshReadme } from './commands/help.js'
 import type { CliIo } from './io.js'
 import type { NodeApi } from './node-api.js'
 import { runCli } from './run.js'
@@ -250,10 +250,11 @@ describe('genesis', () => {
 })
 
 describe('docs and the built binary', () => {
-  it('README.md carries the current help text and config table', () => {
+  it('README.md carries the current help text and config table (npm run docs:config)', () => {
     const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8')
     expect(readme).toContain(formatHelp())
     expect(readme).toContain(formatConfigTable())
+    expect(refreshReadme(readme)).toBe(readme)
   })
 
   it('the TOML example in README.md loads', () => {

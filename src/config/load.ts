@@ -14,19 +14,21 @@ import { dirname, resolve } from 'node:path'
 
 import { TomlError, parse as parseToml } from 'smol-toml'
 
-import { DEFAULT_NETWORK, defaultConfig, defaultDatadir, RATE_LIMITS_OFF } from './defaults.js'
+import { defaultConfig, sectionDefaults } from './defaults.js'
 import { ConfigError, ValueProblem } from './errors.js'
+import { setAt } from './kinds.js'
+import { DEFAULT_NETWORK, settleGenesisDefaults } from './presets.js'
 import {
   COMMANDS,
   COMMAND_FLAGS,
   type ApplyContext,
   type Command,
   type CommandFlagDef,
+  type Prefund,
   SETTINGS,
-  type SettingDef,
+  type Setting,
   tomlKeyName,
 } from './settings.js'
-import type { Prefund } from './settings-network.js'
 import type { IbexConfig, NetworkName } from './types.js'
 import { describeValue } from './values.js'
 
@@ -104,46 +106,37 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
   const flagValue = (name: string) => flags.find((f) => f.name === name)?.raw
 
   const configFlag = flagValue('config')
-  if (configFlag !== undefined) parseFlagValue(FLAG_SETTINGS.get('config') as SettingDef, configFlag)
+  if (configFlag !== undefined) parseFlagValue(FLAG_SETTINGS.get('config') as Setting, configFlag)
   const configFile = configFlag ?? (env.IBEX_CONFIG === '' ? undefined : env.IBEX_CONFIG)
   const fileEntries = configFile === undefined ? [] : readConfigFile(configFile)
 
   // The network decides the defaults, so it is settled first: flag > file > default.
   const networkFlag = flagValue('network')
-  const networkEntry = fileEntries.find((e) => e.def.flag === 'network')
+  const networkEntry = fileEntries.find((e) => e.def.key === 'network')
   let network: NetworkName = DEFAULT_NETWORK
   if (networkEntry !== undefined) network = parseFileValue(networkEntry) as NetworkName
   if (networkFlag !== undefined)
-    network = parseFlagValue(FLAG_SETTINGS.get('network') as SettingDef, networkFlag) as NetworkName
+    network = parseFlagValue(FLAG_SETTINGS.get('network') as Setting, networkFlag) as NetworkName
 
   const config = defaultConfig(network)
-  const explicit = new Set<SettingDef>()
+  const explicit = new Set<string>()
   for (const entry of fileEntries) {
     const base = dirname(resolve(entry.file))
-    entry.def.apply(config, parseFileValue(entry), { resolvePath: (p) => resolve(base, p) })
-    explicit.add(entry.def)
+    apply(config, entry.def, parseFileValue(entry), { resolvePath: (p) => resolve(base, p) })
+    explicit.add(entry.def.key as string)
   }
   const fromCwd: ApplyContext = { resolvePath: (p) => p }
   for (const flag of flags) {
     const def = FLAG_SETTINGS.get(flag.name)
     if (def !== undefined) {
-      def.apply(config, parseFlagValue(def, flag.raw), fromCwd)
-      explicit.add(def)
+      apply(config, def, parseFlagValue(def, flag.raw), fromCwd)
+      if (def.key !== undefined) explicit.add(def.key)
     } else {
       const commandFlag = COMMAND_FLAG_DEFS.get(flag.name) as CommandFlagDef
       setCommandFlag(extra, flag.name, parseFlagValue(commandFlag, flag.raw))
     }
   }
-  if (![...explicit].some((d) => d.flag === 'datadir'))
-    config.datadir = defaultDatadir(config.network, config.genesisFile)
-  // A chain started from --genesis (a local IBFT network, an imported chain, a test rig) is not a
-  // public endpoint unless the operator says so: per-IP budgets apply only when configured.
-  // (startNode applies the same rule to whatever chain the datadir holds: see publicRateLimits.)
-  const rateLimitSet = [...explicit].some((d) => d.toml?.[1]?.startsWith('rate_limit'))
-  config.jsonrpc.rateLimit.explicit = rateLimitSet
-  if (config.genesisFile !== undefined && !rateLimitSet) {
-    config.jsonrpc.rateLimit = { ...RATE_LIMITS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs, explicit: false }
-  }
+  settleGenesisDefaults(config, explicit)
 
   checkCommandArgs(command, extra)
   return { command, config, extra }
@@ -171,7 +164,14 @@ export function flagsFor(command: Command): string[] {
 
 function isBooleanFlag(name: string): boolean {
   const def = FLAG_SETTINGS.get(name)
-  return def !== undefined && def.metavar === undefined
+  return def !== undefined && def.kind.metavar === undefined
+}
+
+/** apply writes a parsed value where its row says; a section absent by default (p2p) starts from its defaults. */
+function apply(config: IbexConfig, def: Setting, value: unknown, ctx: ApplyContext): void {
+  if (def.to === undefined) return
+  const resolved = def.kind.resolves === true ? ctx.resolvePath(value as string) : value
+  setAt(config, def.to, resolved, (section) => sectionDefaults(section, config.network))
 }
 
 function scanArgs(command: Command, args: string[]): { flags: RawFlag[]; positionals: string[] } {
@@ -210,7 +210,8 @@ function scanArgs(command: Command, args: string[]): { flags: RawFlag[]; positio
 }
 
 function describeFlag(name: string): string {
-  const def = FLAG_SETTINGS.get(name) ?? COMMAND_FLAG_DEFS.get(name)
+  const setting = FLAG_SETTINGS.get(name)
+  const def = setting === undefined ? COMMAND_FLAG_DEFS.get(name) : { metavar: setting.kind.metavar, help: setting.help }
   return `expected ${def?.metavar ?? 'a value'}: ${def?.help ?? ''}`
 }
 
@@ -247,9 +248,9 @@ function editDistance(a: string, b: string): number {
   return prev[b.length] as number
 }
 
-function parseFlagValue(def: { flag: string | undefined; parse(raw: unknown): unknown }, raw: string): unknown {
+function parseFlagValue(def: Setting | CommandFlagDef, raw: string): unknown {
   try {
-    return def.parse(raw)
+    return 'kind' in def ? def.kind.parse(raw) : def.parse(raw)
   } catch (err) {
     if (!(err instanceof ValueProblem)) throw err
     throw new ConfigError(`invalid --${def.flag} ${JSON.stringify(raw)}: ${err.message}`)
@@ -258,22 +259,28 @@ function parseFlagValue(def: { flag: string | undefined; parse(raw: unknown): un
 
 interface FileEntry {
   file: string
-  def: SettingDef
+  def: Setting
   raw: unknown
 }
 
 function parseFileValue(entry: FileEntry): unknown {
   try {
-    return entry.def.parse(entry.raw)
+    return entry.def.kind.parse(entry.raw)
   } catch (err) {
     if (!(err instanceof ValueProblem)) throw err
     const got = err.kind === 'expected' ? `, got ${describeValue(entry.raw)}` : ''
-    throw new ConfigError(`${entry.file}: ${tomlKeyName(entry.def.toml as [string, string])}: ${err.message}${got}`)
+    throw new ConfigError(`${entry.file}: ${tomlKeyName(entry.def.key as string)}: ${err.message}${got}`)
   }
 }
 
-const TOML_SETTINGS = SETTINGS.filter((s) => s.toml !== undefined)
-const SECTIONS = [...new Set(TOML_SETTINGS.map((s) => (s.toml as [string, string])[0]).filter((s) => s !== ''))]
+/** A row's TOML place: `['', 'network']`, `['jsonrpc', 'port']`. */
+function placeOf(s: Setting): [section: string, name: string] {
+  const key = s.key as string
+  const dot = key.indexOf('.')
+  return dot === -1 ? ['', key] : [key.slice(0, dot), key.slice(dot + 1)]
+}
+const TOML_SETTINGS = SETTINGS.filter((s) => s.key !== undefined)
+const SECTIONS = [...new Set(TOML_SETTINGS.map((s) => placeOf(s)[0]).filter((s) => s !== ''))]
 
 function isTable(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
@@ -299,7 +306,7 @@ export function readConfigFile(file: string): FileEntry[] {
     throw new ConfigError(`${file}: invalid TOML at line ${err.line}, column ${err.column}: ${reason}`)
   }
   const entries: FileEntry[] = []
-  const keysOf = (section: string) => TOML_SETTINGS.filter((s) => (s.toml as [string, string])[0] === section)
+  const keysOf = (section: string) => TOML_SETTINGS.filter((s) => placeOf(s)[0] === section)
   const take = (section: string, values: Record<string, unknown>) => {
     for (const [key, raw] of Object.entries(values)) {
       if (section === '' && SECTIONS.includes(key)) {
@@ -308,9 +315,9 @@ export function readConfigFile(file: string): FileEntry[] {
         take(key, raw)
         continue
       }
-      const def = keysOf(section).find((s) => (s.toml as [string, string])[1] === key)
+      const def = keysOf(section).find((s) => placeOf(s)[1] === key)
       if (def === undefined) {
-        const accepted = keysOf(section).map((s) => (s.toml as [string, string])[1])
+        const accepted = keysOf(section).map((s) => placeOf(s)[1])
         if (section === '') accepted.push(...SECTIONS.map((s) => `[${s}]`))
         if (section === '' && isTable(raw))
           throw new ConfigError(

@@ -1,51 +1,54 @@
 /**
- * The one table of settings: each row names its flag and/or TOML key, how its value is parsed and
- * where it lands in IbexConfig. load.ts parses with it; `ibex --help` and the README's config table
- * are generated from it (src/cli/commands/help.ts), so the three cannot drift apart.
+ * The one table of settings: a row per key — its TOML key, flag, kind of value (src/config/kinds.ts),
+ * default and help line — with the reason for the default beside it. Everything else is derived:
+ * load.ts parses the file and the flags with it, defaults.ts builds defaultConfig() from it, and
+ * `ibex --help` and the README's tables (src/cli/commands/help.ts) print it, defaults included.
+ * Defaults that differ between networks come from src/config/presets.ts (byPreset).
+ *
+ * A row writes to the IbexConfig field named like its key (`max_body_bytes` → `maxBodyBytes`)
+ * unless it says `to`; the types check that the field exists and holds the kind's value.
  */
-import {
-  DEFAULT_HTTP_HOST,
-  DEFAULT_HTTP_PORT,
-  DEFAULT_LOG_LEVEL,
-  DEFAULT_NETWORK,
-  DEFAULT_P2P_PORT,
-  DEFAULT_TOKEN_SYMBOL,
-  BATCH_CONCURRENCY,
-  MAX_BATCH_ITEMS,
-  MAX_REQUEST_BODY_BYTES,
-  RPC_EVM_TIMEOUT_MS,
-  RPC_GAS_CAP,
-} from './defaults.js'
+import { availableParallelism } from 'node:os'
+
 import { ValueProblem } from './errors.js'
-import { JSONRPC_LIMIT_SETTINGS, TXPOOL_SETTINGS } from './settings-limits.js'
-import { EXEC_SETTINGS } from './settings-exec.js'
 import {
-  CHAIN_REGISTRY_SETTINGS,
-  FAUCET_SETTINGS,
-  JSONRPC_PROTECTION_SETTINGS,
-  LOG_SETTINGS,
-  METRICS_SETTINGS,
-} from './settings-ops.js'
-import { GENESIS_NETWORK_FLAGS, IBFT_SETTINGS } from './settings-network.js'
-import type { IbexConfig, P2pConfig } from './types.js'
+  type Camel,
+  type ConfigPath,
+  type Default,
+  type Kind,
+  type ValueAt,
+  bool,
+  byPreset,
+  bytes,
+  described,
+  duration,
+  file,
+  gas,
+  host,
+  int,
+  list,
+  oneOf,
+  port,
+  text,
+  unset,
+  url,
+  urls,
+  wei,
+} from './kinds.js'
+import { DEFAULT_NETWORK } from './presets.js'
 import {
+  LOG_FORMATS,
   LOG_LEVELS,
   NETWORKS,
-  RPC_NAMESPACES,
-  parseBigInt,
-  parseBoolean,
   parseBootnodes,
-  parseDurationMs,
-  parseEnum,
-  parseHost,
   parseInteger,
   parseNamespaces,
   parseOrigins,
   parsePort,
+  parseProxies,
   parseString,
   parseTokenSymbol,
-  parseUrl,
-  parseUrls,
+  parseVhosts,
   parseWei,
 } from './values.js'
 
@@ -57,316 +60,184 @@ export interface ApplyContext {
   resolvePath(path: string): string
 }
 
-export interface SettingDef {
-  /** Flag name without the leading `--`, e.g. `http.port`; undefined when the setting is file-only. */
+export interface Setting<T = unknown> {
+  /** TOML key, dotted: `network`, `jsonrpc.port`; undefined for the flag-only `--config`. */
+  key: string | undefined
+  /** Flag name without `--` (`http.port`); undefined when the setting is file-only. */
   flag: string | undefined
-  /** TOML location `[section, key]`; section `''` is the top level; undefined when flag-only. */
-  toml: readonly [section: string, key: string] | undefined
-  /** Placeholder in the help text (`N`, `DIR`); undefined for a boolean flag given alone (`--ws`). */
-  metavar: string | undefined
+  /** Dotted IbexConfig path written; undefined for `--config`, which the loader reads itself. */
+  to: string | undefined
+  kind: Kind<T>
+  default: Default<T>
   /** One line for --help and the README. */
   help: string
-  /** The default as shown to people. */
-  defaultText: string
-  parse(raw: unknown): unknown
-  apply(config: IbexConfig, value: unknown, ctx: ApplyContext): void
 }
 
-/** Typed constructor for a row; the table itself holds rows of unknown value type. */
-function setting<T>(def: {
+type FieldAt<P extends string> = P extends ConfigPath ? ValueAt<P> : never
+
+/** row: one typed setting; `to` defaults to the key's camel-cased field. */
+function row<const K extends string, P extends string = Camel<K>>(spec: {
+  key: K
+  to?: P
   flag?: string
-  toml?: readonly [string, string]
-  metavar?: string
+  kind: Kind<NoInfer<NonNullable<FieldAt<P>>>>
+  default: Default<NoInfer<FieldAt<P>>>
   help: string
-  defaultText: string
-  parse(raw: unknown): T
-  apply(config: IbexConfig, value: T, ctx: ApplyContext): void
-}): SettingDef {
-  return {
-    flag: def.flag,
-    toml: def.toml,
-    metavar: def.metavar,
-    help: def.help,
-    defaultText: def.defaultText,
-    parse: def.parse,
-    apply: def.apply as SettingDef['apply'],
-  }
-}
-
-function p2pOf(config: IbexConfig): P2pConfig {
-  config.p2p ??= { port: DEFAULT_P2P_PORT, bootnodes: [] }
-  return config.p2p
+}): Setting {
+  const { key, flag, kind, help } = spec
+  const to = spec.to ?? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+  return { key, flag, to, kind: kind as Kind<unknown>, default: spec.default, help }
 }
 
 const HTTP_SCHEMES = ['http:', 'https:'] as const
 const RPC_SCHEMES = ['http:', 'https:', 'ws:', 'wss:'] as const
+const MIB = 1024 * 1024
+const HOUR_MS = 3600_000
+const ETHER = 10n ** 18n
+/** Most worker threads of one kind: far more than cores only adds memory and contention. */
+const MAX_EXEC_WORKERS = 256
+/** IBFT_MIN_ROUND_TIMEOUT_MS (100 ms): below it a round ends before a proposal can cross the network and execute. */
+const IBFT_MIN_ROUND_TIMEOUT_MS = 100
+/** A per-second request budget: 0 (no limit) to a million. */
+const budget = int(0, 1_000_000)
+/** Loopback only: serving the world is a deliberate act (set 0.0.0.0). */
+const LOOPBACK = '127.0.0.1'
+/** The port every Ethereum tool tries first. */
+const HTTP_PORT = 8545
+/** The port geth and most clients listen for peers on. */
+const P2P_PORT = 30303
 
-/** SETTINGS: every node setting, in help order. `config` is read by the loader itself (never applied). */
-export const SETTINGS: readonly SettingDef[] = [
-  setting({
-    flag: 'network',
-    toml: ['', 'network'],
-    metavar: 'NAME',
-    defaultText: DEFAULT_NETWORK,
-    help: `network preset: ${NETWORKS.join(', ')} (also picks the defaults marked "dev:")`,
-    parse: (raw) => parseEnum(raw, NETWORKS),
-    apply: (c, v) => {
-      c.network = v
-    },
-  }),
-  setting({
-    flag: 'genesis',
-    toml: ['', 'genesis'],
-    metavar: 'FILE',
-    defaultText: 'the network preset',
-    help: 'geth-format genesis.json to initialise the chain from, instead of the preset',
-    parse: parseString,
-    apply: (c, v, ctx) => {
-      c.genesisFile = ctx.resolvePath(v)
-    },
-  }),
-  setting({
-    flag: 'datadir',
-    toml: ['', 'datadir'],
-    metavar: 'DIR',
-    defaultText: './data/<network> (./data/custom with --genesis)',
-    help: 'data directory: database and validator key',
-    parse: parseString,
-    apply: (c, v, ctx) => {
-      c.datadir = ctx.resolvePath(v)
-    },
-  }),
-  setting({
-    flag: 'config',
-    metavar: 'FILE',
-    defaultText: '$IBEX_CONFIG, else none',
-    help: 'TOML configuration file; flags override it',
-    parse: parseString,
-    apply: () => {},
-  }),
-  setting({
-    flag: 'block-time',
-    toml: ['', 'block_time'],
-    metavar: 'DURATION',
-    defaultText: '2s (dev: 0)',
-    help: 'time between blocks (2s, 500ms, 1.5); 0 = seal as soon as transactions arrive',
-    parse: (raw) => parseDurationMs(raw),
-    apply: (c, v) => {
-      c.blockTimeMs = v
-    },
-  }),
-  setting({
-    flag: 'validator-key',
-    toml: ['', 'validator_key'],
-    metavar: 'FILE',
-    defaultText: '<datadir>/validator.key',
-    help: 'file with the validator private key (hex); must exist when given',
-    parse: parseString,
-    apply: (c, v, ctx) => {
-      c.validatorKeyFile = ctx.resolvePath(v)
-    },
-  }),
-  setting({
-    flag: 'log-level',
-    toml: ['', 'log_level'],
-    metavar: 'LEVEL',
-    defaultText: DEFAULT_LOG_LEVEL,
-    help: `log level: ${LOG_LEVELS.join(', ')}`,
-    parse: (raw) => parseEnum(raw, LOG_LEVELS),
-    apply: (c, v) => {
-      c.logLevel = v
-    },
-  }),
-  ...LOG_SETTINGS,
-  setting({
-    toml: ['jsonrpc', 'enabled'],
-    defaultText: 'true',
-    help: 'serve HTTP JSON-RPC at all',
-    parse: parseBoolean,
-    apply: (c, v) => {
-      c.jsonrpc.enabled = v
-    },
-  }),
-  setting({
-    flag: 'http.addr',
-    toml: ['jsonrpc', 'host'],
-    metavar: 'HOST',
-    defaultText: DEFAULT_HTTP_HOST,
-    help: 'JSON-RPC bind address (0.0.0.0 = all interfaces)',
-    parse: parseHost,
-    apply: (c, v) => {
-      c.jsonrpc.host = v
-    },
-  }),
-  setting({
-    flag: 'http.port',
-    toml: ['jsonrpc', 'port'],
-    metavar: 'PORT',
-    defaultText: String(DEFAULT_HTTP_PORT),
-    help: 'JSON-RPC port (0 = any free port)',
-    parse: parsePort,
-    apply: (c, v) => {
-      c.jsonrpc.port = v
-    },
-  }),
-  setting({
-    flag: 'http.api',
-    toml: ['jsonrpc', 'api'],
-    metavar: 'LIST',
-    defaultText: 'eth,net,web3,txpool,bor',
-    help: `namespaces served, from: ${RPC_NAMESPACES.join(', ')}`,
-    parse: parseNamespaces,
-    apply: (c, v) => {
-      c.jsonrpc.api = v
-    },
-  }),
-  setting({
-    flag: 'http.corsdomain',
-    toml: ['jsonrpc', 'cors_origins'],
-    metavar: 'LIST',
-    defaultText: 'none (dev: *)',
-    help: 'CORS origins allowed (* = any, empty = no CORS headers)',
-    parse: parseOrigins,
-    apply: (c, v) => {
-      c.jsonrpc.corsOrigins = v
-    },
-  }),
-  setting({
-    flag: 'ws',
-    toml: ['jsonrpc', 'ws'],
-    defaultText: 'true',
-    help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)',
-    parse: parseBoolean,
-    apply: (c, v) => {
-      c.jsonrpc.ws = v
-    },
-  }),
-  setting({
-    flag: 'rpc.body-limit',
-    toml: ['jsonrpc', 'max_body_bytes'],
-    metavar: 'BYTES',
-    defaultText: `${MAX_REQUEST_BODY_BYTES} (5 MiB)`,
-    help: 'largest request body accepted, bytes',
-    parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-    apply: (c, v) => {
-      c.jsonrpc.maxBodyBytes = v
-    },
-  }),
-  setting({
-    flag: 'rpc.batch-limit',
-    toml: ['jsonrpc', 'max_batch_items'],
-    metavar: 'N',
-    defaultText: String(MAX_BATCH_ITEMS),
-    help: 'largest batch accepted, requests',
-    parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-    apply: (c, v) => {
-      c.jsonrpc.maxBatchItems = v
-    },
-  }),
-  setting({
-    flag: 'rpc.batch-concurrency',
-    toml: ['jsonrpc', 'batch_concurrency'],
-    metavar: 'N',
-    defaultText: String(BATCH_CONCURRENCY),
-    help: 'items of one batch run at once (the rest wait their turn, answers keep request order)',
-    parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-    apply: (c, v) => {
-      c.jsonrpc.batchConcurrency = v
-    },
-  }),
-  setting({
-    flag: 'rpc.gascap',
-    toml: ['jsonrpc', 'gas_cap'],
-    metavar: 'GAS',
-    defaultText: String(RPC_GAS_CAP),
-    help: 'gas cap of eth_call and eth_estimateGas',
-    parse: (raw) => parseBigInt(raw, 1n, undefined, 'expected an integer >= 1'),
-    apply: (c, v) => {
-      c.jsonrpc.gasCap = v
-    },
-  }),
-  setting({
-    flag: 'rpc.evmtimeout',
-    toml: ['jsonrpc', 'evm_timeout'],
-    metavar: 'DURATION',
-    defaultText: `${RPC_EVM_TIMEOUT_MS / 1000}s`,
-    help: 'time limit of eth_call and eth_estimateGas (5s, 500ms)',
-    parse: (raw) => parseDurationMs(raw, 1),
-    apply: (c, v) => {
-      c.jsonrpc.evmTimeoutMs = v
-    },
-  }),
-  ...JSONRPC_LIMIT_SETTINGS,
-  ...JSONRPC_PROTECTION_SETTINGS,
-  setting({
-    toml: ['chain', 'token_symbol'],
-    defaultText: DEFAULT_TOKEN_SYMBOL,
-    help: 'token symbol shown to wallets (placeholder until the launch name is set)',
-    parse: parseTokenSymbol,
-    apply: (c, v) => {
-      c.chain.tokenSymbol = v
-    },
-  }),
-  setting({
-    toml: ['chain', 'explorer_url'],
-    defaultText: '"" (none)',
-    help: 'block explorer URL, for wallets and chain registries',
-    parse: (raw) => (raw === '' ? '' : parseUrl(raw, HTTP_SCHEMES)),
-    apply: (c, v) => {
-      c.chain.explorerUrl = v
-    },
-  }),
-  setting({
-    toml: ['chain', 'rpc_urls'],
-    defaultText: '[] (none)',
-    help: 'public RPC URLs of the network, for wallets and chain registries',
-    parse: (raw) => parseUrls(raw, RPC_SCHEMES),
-    apply: (c, v) => {
-      c.chain.rpcUrls = v
-    },
-  }),
-  ...CHAIN_REGISTRY_SETTINGS,
-  setting({
-    flag: 'price-limit',
-    toml: ['txpool', 'price_limit'],
-    metavar: 'WEI',
-    defaultText: '1gwei (dev: 0)',
-    help: 'lowest gas price / max fee accepted into the pool (1000000000, 1gwei); eth_gasPrice answers it',
-    parse: parseWei,
-    apply: (c, v) => {
-      c.txpool.priceLimit = v
-    },
-  }),
-  ...TXPOOL_SETTINGS,
-  setting({
-    flag: 'p2p.port',
-    toml: ['p2p', 'port'],
-    metavar: 'PORT',
-    defaultText: `p2p off (${DEFAULT_P2P_PORT} once on)`,
-    help: 'libp2p TCP port; setting it switches p2p on',
-    parse: parsePort,
-    apply: (c, v) => {
-      p2pOf(c).port = v
-    },
-  }),
-  setting({
-    flag: 'bootnodes',
-    toml: ['p2p', 'bootnodes'],
-    metavar: 'LIST',
-    defaultText: 'none',
-    help: 'libp2p multiaddrs of peers to dial; setting it switches p2p on',
-    parse: parseBootnodes,
-    apply: (c, v) => {
-      p2pOf(c).bootnodes = v
-    },
-  }),
-  ...IBFT_SETTINGS,
-  ...EXEC_SETTINGS,
-  ...METRICS_SETTINGS,
-  ...FAUCET_SETTINGS,
+const SYMBOL: Kind<string> = { parse: parseTokenSymbol, show: String, metavar: 'SYMBOL' }
+
+/** SETTINGS: every setting, in help order (TOML keys of a section keep this order in messages). */
+export const SETTINGS: readonly Setting[] = [
+  row({ key: 'network', flag: 'network', kind: oneOf(NETWORKS, 'NAME'), default: DEFAULT_NETWORK, help: `network preset: ${NETWORKS.join(', ')} (picks the defaults marked "dev:" and "testnet:")` }),
+  row({ key: 'genesis', to: 'genesisFile', flag: 'genesis', kind: file(), default: unset('the network preset'), help: 'geth-format genesis.json to initialise the chain from, instead of the preset' }),
+  // chains never share a directory by accident
+  row({ key: 'datadir', flag: 'datadir', kind: file('DIR'), default: byPreset((_, network) => `./data/${network}`), help: 'data directory: database and validator key' }),
+  { key: undefined, flag: 'config', to: undefined, kind: file(), default: unset('$IBEX_CONFIG, else none'), help: 'TOML configuration file; flags override it' },
+  row({ key: 'block_time', to: 'blockTimeMs', flag: 'block-time', kind: duration(0), default: byPreset((p) => p.blockTimeMs), help: 'time between blocks (2s, 500ms, 1.5); 0 = seal as soon as transactions arrive' }),
+  row({ key: 'validator_key', to: 'validatorKeyFile', flag: 'validator-key', kind: file(), default: unset('<datadir>/validator.key'), help: 'file with the validator private key (hex); must exist when given' }),
+  // start-up, blocks and warnings, not a line per request
+  row({ key: 'log_level', flag: 'log-level', kind: oneOf(LOG_LEVELS, 'LEVEL'), default: 'info', help: `log level: ${LOG_LEVELS.join(', ')}` }),
+  // journald and log shippers keep pino's fields; `text` is for a terminal
+  row({ key: 'log_format', flag: 'log-format', kind: oneOf(LOG_FORMATS, 'FORMAT'), default: 'json', help: `log line format: ${LOG_FORMATS.join(', ')} (json: one pino object per line; text: for a terminal)` }),
+
+  row({ key: 'jsonrpc.enabled', kind: bool, default: true, help: 'serve HTTP JSON-RPC at all' }),
+  row({ key: 'jsonrpc.host', flag: 'http.addr', kind: host, default: LOOPBACK, help: 'JSON-RPC bind address (0.0.0.0 = all interfaces)' }),
+  row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
+  // debug_* left out: tracing is expensive and the spec gates it by configuration
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: ['eth', 'net', 'web3', 'txpool', 'bor'], help: 'namespaces served, from: eth, net, web3, txpool, debug, bor' }),
+  row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
+  row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
+  // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work
+  row({ key: 'jsonrpc.max_body_bytes', flag: 'rpc.body-limit', kind: bytes(1), default: 5 * MIB, help: 'largest request body accepted, bytes' }),
+  row({ key: 'jsonrpc.max_batch_items', flag: 'rpc.batch-limit', kind: int(1), default: 1000, help: 'largest batch accepted, requests' }),
+  // geth runs a batch's calls one by one; a few at a time keep a worker busy without one batch of 1000 eth_calls filling the call queue
+  row({ key: 'jsonrpc.batch_concurrency', flag: 'rpc.batch-concurrency', kind: int(1), default: 16, help: 'items of one batch run at once (the rest wait their turn, answers keep request order)' }),
+  // geth's cap and timeout: above any block, bounded CPU per call
+  row({ key: 'jsonrpc.gas_cap', flag: 'rpc.gascap', kind: gas, default: 50_000_000n, help: 'gas cap of eth_call and eth_estimateGas' }),
+  row({ key: 'jsonrpc.evm_timeout', to: 'jsonrpc.evmTimeoutMs', flag: 'rpc.evmtimeout', kind: duration(1), default: 5000, help: 'time limit of eth_call and eth_estimateGas (5s, 500ms)' }),
+  // geth's filter deadline; reth's log query limits (geth: --rpc.rangelimit)
+  row({ key: 'jsonrpc.filter_timeout', to: 'jsonrpc.filterTimeoutMs', flag: 'rpc.filter-timeout', kind: duration(1), default: 300_000, help: 'a filter not polled with eth_getFilterChanges for this long is removed (3s, 300)' }),
+  row({ key: 'jsonrpc.max_log_block_range', flag: 'rpc.rangelimit', kind: int(0), default: 100_000, help: 'largest toBlock - fromBlock of eth_getLogs and eth_getFilterLogs (0 = no limit)' }),
+  row({ key: 'jsonrpc.max_log_results', flag: 'rpc.max-logs-per-response', kind: int(0), default: 20_000, help: 'most logs in one eth_getLogs or eth_getFilterLogs answer (0 = no limit)' }),
+  // a reader this far behind is cut instead of buffered without limit
+  row({ key: 'jsonrpc.ws_max_buffered_bytes', flag: 'ws.max-buffer', kind: bytes(1), default: 16 * MIB, help: 'a WebSocket client with more unsent bytes than this is disconnected' }),
+  // geth's: `localhost` (or any IP address, or no Host) passes; a public name must be listed
+  row({ key: 'jsonrpc.vhosts', flag: 'http.vhosts', kind: list(parseVhosts), default: ['localhost'], help: 'Host header names accepted (* = any); IP addresses always pass; others get 403 `invalid host specified`' }),
+  row({ key: 'jsonrpc.trusted_proxies', flag: 'rpc.trusted-proxies', kind: list(parseProxies), default: [], help: 'reverse proxies (IPs, CIDRs) whose X-Forwarded-For names the client for rate limits' }),
+  // far above what a few thousand clients keep open, far below LimitNOFILE (65536)
+  row({ key: 'jsonrpc.max_connections', flag: 'rpc.max-connections', kind: int(0), default: 2000, help: 'most open HTTP and WebSocket connections; more are closed at once (0 = no limit)' }),
+  // 10 s of headers is a slowloris, not a slow link; read and idle timeouts are geth's
+  row({ key: 'jsonrpc.header_timeout', to: 'jsonrpc.headerTimeoutMs', flag: 'rpc.header-timeout', kind: duration(100), default: 10_000, help: 'a client must send its request headers within this (slow clients are cut: 408)' }),
+  row({ key: 'jsonrpc.read_timeout', to: 'jsonrpc.readTimeoutMs', flag: 'rpc.read-timeout', kind: duration(100), default: 30_000, help: 'a client must send a whole request within this (at least the header timeout)' }),
+  row({ key: 'jsonrpc.idle_timeout', to: 'jsonrpc.idleTimeoutMs', flag: 'rpc.idle-timeout', kind: duration(100), default: 120_000, help: 'an idle keep-alive connection is closed after this' }),
+  row({ key: 'jsonrpc.fast_http', flag: 'rpc.fast-http', kind: bool, default: true, help: "read plain JSON-RPC POSTs with ibex's own HTTP/1.1 parser, about twice node:http's rate (false = node:http reads every request)" }),
+  // geth's --rpc.batch-response-max-size
+  row({ key: 'jsonrpc.max_response_bytes', flag: 'rpc.response-limit', kind: bytes(0), default: 25_000_000, help: 'largest answer (a batch counts whole); calls past it answer -32003 `response too large` (0 = no limit)' }),
+  // twice the eth_call limit, so running calls finish; well inside systemd's 90 s stop timeout
+  row({ key: 'jsonrpc.shutdown_grace', to: 'jsonrpc.shutdownGraceMs', flag: 'rpc.shutdown-grace', kind: duration(0), default: 10_000, help: 'on SIGTERM, requests still running after this are cut (new ones are refused at once)' }),
+  row({ key: 'jsonrpc.rate_limit', to: 'jsonrpc.rateLimit.requests', flag: 'rpc.ratelimit', kind: budget, default: byPreset((p) => p.budgets.requests), help: 'requests per second per client IP, each batch item counting; over it: 429, -32005 (0 = no limit)' }),
+  row({ key: 'jsonrpc.rate_limit_call', to: 'jsonrpc.rateLimit.call', flag: 'rpc.ratelimit.call', kind: budget, default: byPreset((p) => p.budgets.call), help: 'eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 per second per client IP (0 = no own limit)' }),
+  row({ key: 'jsonrpc.rate_limit_logs', to: 'jsonrpc.rateLimit.logs', flag: 'rpc.ratelimit.logs', kind: budget, default: byPreset((p) => p.budgets.logs), help: 'eth_getLogs, eth_getFilterLogs per second per client IP (0 = no own limit)' }),
+  row({ key: 'jsonrpc.rate_limit_debug', to: 'jsonrpc.rateLimit.debug', flag: 'rpc.ratelimit.debug', kind: budget, default: byPreset((p) => p.budgets.debug), help: 'debug_* requests per second per client IP (0 = no own limit)' }),
+  // a bucket holds 2 s of its rate, so short bursts pass
+  row({ key: 'jsonrpc.rate_burst', to: 'jsonrpc.rateLimit.burstMs', flag: 'rpc.ratelimit.burst', kind: duration(1), default: 2000, help: 'a client may burst this many seconds of its rates at once' }),
+
+  // a placeholder: the spec leaves the symbol open (<TOKEN_SYMBOL>)
+  row({ key: 'chain.token_symbol', kind: SYMBOL, default: 'IBX', help: 'token symbol shown to wallets (placeholder until the launch name is set)' }),
+  row({ key: 'chain.explorer_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'block explorer URL, for wallets and chain registries' }),
+  row({ key: 'chain.rpc_urls', kind: urls(RPC_SCHEMES), default: [], help: 'public RPC URLs of the network, for wallets and chain registries' }),
+  row({ key: 'chain.name', kind: text(), default: byPreset((p) => p.name), help: 'network name shown to wallets and in the chain registry' }),
+  row({ key: 'chain.short_name', kind: text(), default: byPreset((p) => p.shortName), help: 'chain registry short name (EIP-3770 address prefix)' }),
+  row({ key: 'chain.token_name', kind: text(), default: 'IBX', help: 'name of the native token, for wallets' }),
+  row({ key: 'chain.info_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'project web page, for the chain registry' }),
+  row({ key: 'chain.faucet_urls', kind: urls(HTTP_SCHEMES), default: [], help: 'faucet pages, for the chain registry (testnet)' }),
+
+  row({ key: 'txpool.price_limit', flag: 'price-limit', kind: wei, default: byPreset((p) => p.priceLimit), help: 'lowest gas price / max fee accepted into the pool (1000000000, 1gwei); eth_gasPrice answers it' }),
+  // geth's pool rules: +10% to replace; 64 future nonces per sender; 4096 + 1024 executable (several full
+  // blocks); 1024 future (cheap to send, so the smaller share); queued gaps dropped after 3 h
+  row({ key: 'txpool.price_bump', flag: 'txpool.pricebump', kind: int(1, undefined, 'PERCENT'), default: 10, help: 'a replacement must raise both fee cap and tip by at least this many percent' }),
+  row({ key: 'txpool.account_queue', flag: 'txpool.accountqueue', kind: int(1), default: 64, help: 'most queued (future-nonce) transactions per sender' }),
+  row({ key: 'txpool.global_slots', flag: 'txpool.globalslots', kind: int(1), default: 4096 + 1024, help: 'executable transactions the pool holds; global_slots + global_queue is its capacity' }),
+  row({ key: 'txpool.global_queue', flag: 'txpool.globalqueue', kind: int(1), default: 1024, help: 'most queued transactions over all senders' }),
+  row({ key: 'txpool.lifetime', to: 'txpool.lifetimeMs', flag: 'txpool.lifetime', kind: duration(1), default: 3 * HOUR_MS, help: 'queued transactions of a sender idle this long are dropped' }),
+  // geth's file name and rewrite period: accepted transactions survive a restart
+  row({ key: 'txpool.journal', flag: 'txpool.journal', kind: text('FILE', true), default: 'transactions.rlp', help: 'journal of accepted transactions, relative to the datadir, reloaded at start ("" = none)' }),
+  row({ key: 'txpool.rejournal', to: 'txpool.rejournalMs', flag: 'txpool.rejournal', kind: duration(1000), default: HOUR_MS, help: 'how often the journal is rewritten to what the pool holds' }),
+
+  // [p2p] is absent (no p2p) until one of its keys or flags is set; then it starts from these
+  row({ key: 'p2p.port', flag: 'p2p.port', kind: port, default: P2P_PORT, help: 'libp2p TCP port; setting it switches p2p on' }),
+  row({ key: 'p2p.bootnodes', flag: 'bootnodes', kind: list(parseBootnodes), default: [], help: 'libp2p multiaddrs of peers to dial; setting it switches p2p on' }),
+  // 10 s rides out a slow proposer or a congested link without needless round changes
+  row({ key: 'ibft.round_timeout', to: 'ibft.roundTimeoutBaseMs', flag: 'ibft.round-timeout', kind: duration(IBFT_MIN_ROUND_TIMEOUT_MS), default: 10_000, help: 'IBFT round timeout base: round r ends after base·2^r + block time without a decision' }),
+
+  // one call worker per core, leaving one core to the main thread (HTTP, IBFT)
+  row({ key: 'exec.workers', flag: 'exec.workers', kind: int(1, MAX_EXEC_WORKERS), default: described('cores - 1 (at least 1)', Math.max(1, availableParallelism() - 1)), help: 'worker threads for eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 (no EVM runs on the main thread)' }),
+  // a second of backlog at a few hundred calls/s; beyond it clients are told to retry
+  row({ key: 'exec.call_queue', flag: 'exec.call-queue', kind: int(0, 1_000_000), default: 256, help: 'eth_call/eth_estimateGas requests that may wait for a worker; more are refused (-32005)' }),
+  // traces run beside calls, one at a time (bounded memory); they take seconds, so a short queue is already a long wait
+  row({ key: 'exec.trace_workers', flag: 'exec.trace-workers', kind: int(1, MAX_EXEC_WORKERS), default: 1, help: 'worker threads for debug_trace* (traces running at once), apart from the call workers' }),
+  row({ key: 'exec.trace_queue', flag: 'exec.trace-queue', kind: int(0, 1_000_000), default: 16, help: 'debug_trace* requests that may wait for a trace worker; more are refused (-32005)' }),
+  // a 30M-gas loop traced with memory is gigabytes; the answer stays well under V8's string limit
+  row({ key: 'exec.trace_max_bytes', flag: 'exec.trace-max-bytes', kind: bytes(1024, 512 * MIB), default: 256 * MIB, help: 'largest trace answer; a trace that grows past it stops with -32005' }),
+  // a runaway request kills its worker, not the node; the trie cache holds the hot state (nodes never change)
+  row({ key: 'exec.worker_heap_mb', flag: 'exec.worker-heap', kind: int(0, 1_048_576, 'MIB'), default: 1024, help: 'JS heap limit of each worker, MiB (0 = Node default); a worker over it is replaced and its request fails' }),
+  row({ key: 'exec.cache_mb', flag: 'exec.cache', kind: int(0, 1_048_576, 'MIB'), default: 64, help: "each worker's cache of state trie nodes, MiB" }),
+  // ecrecover is the largest cost of admitting a transaction: off the main thread
+  row({ key: 'exec.recover_workers', flag: 'exec.recover-workers', kind: int(0, MAX_EXEC_WORKERS), default: 1, help: 'worker threads recovering the senders of submitted transactions (ecrecover); 0 = on the main thread' }),
+
+  // Prometheus scrapes over loopback or a private network, never the public one; 6060 is geth's port
+  row({ key: 'metrics.enabled', flag: 'metrics', kind: bool, default: false, help: 'serve Prometheus metrics on GET /metrics of --metrics.addr:--metrics.port' }),
+  row({ key: 'metrics.host', flag: 'metrics.addr', kind: host, default: LOOPBACK, help: 'metrics bind address (keep it off the public interface)' }),
+  row({ key: 'metrics.port', flag: 'metrics.port', kind: port, default: 6060, help: 'metrics port (0 = any free port)' }),
+
+  row({ key: 'faucet.rpc_url', kind: url(HTTP_SCHEMES), default: `http://${LOOPBACK}:${HTTP_PORT}`, help: 'JSON-RPC URL of the node the faucet sends its transactions through' }),
+  row({ key: 'faucet.key_file', kind: file(), default: unset('none (required by ibex faucet)'), help: "file with the faucet account's private key (hex)" }),
+  // 1 coin: thousands of test transactions at 1 gwei; once a day per address and IP; 500 a day: a leaked
+  // key cannot drain the faucet faster than operators notice
+  row({ key: 'faucet.amount', to: 'faucet.amountWei', kind: wei, default: ETHER, help: 'amount sent per request (1ether, 0.5ether, wei)' }),
+  row({ key: 'faucet.cooldown', to: 'faucet.cooldownMs', kind: duration(1), default: 24 * HOUR_MS, help: 'an address, and a client IP, is served once per this long (kept across restarts)' }),
+  row({ key: 'faucet.daily_budget', to: 'faucet.dailyBudgetWei', kind: wei, default: 500n * ETHER, help: 'most sent per UTC day; then requests are refused until midnight UTC' }),
+  row({ key: 'faucet.host', kind: host, default: LOOPBACK, help: 'faucet page bind address' }),
+  // behind the same reverse proxy as the RPC
+  row({ key: 'faucet.port', kind: port, default: 8080, help: 'faucet page port (0 = any free port)' }),
+  row({ key: 'faucet.state_file', kind: text('FILE'), default: 'faucet-state.json', help: 'cooldown and budget state, relative to the datadir' }),
+  row({ key: 'faucet.trusted_proxies', kind: list(parseProxies), default: [], help: "reverse proxies (IPs, CIDRs) whose X-Forwarded-For names the faucet's client" }),
 ]
 
-/** A flag that belongs to one command and lands in `extra`, not in IbexConfig. */
+/** OPTIONAL_SECTIONS: sections IbexConfig leaves undefined until one of their keys is set. */
+export const OPTIONAL_SECTIONS: readonly string[] = ['p2p']
+
+/** tomlKeyName renders a TOML key for messages and tables: `[jsonrpc] port` or `datadir`. */
+export function tomlKeyName(key: string): string {
+  const dot = key.indexOf('.')
+  return dot === -1 ? key : `[${key.slice(0, dot)}] ${key.slice(dot + 1)}`
+}
+
+// ── Flags of one command (they land in CommandExtra, not IbexConfig) ─────────────────────────
+
 export interface CommandFlagDef {
   flag: string
   commands: readonly Command[]
@@ -377,45 +248,40 @@ export interface CommandFlagDef {
   repeatable?: boolean
 }
 
-export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
-  {
-    flag: 'validators',
-    commands: ['genesis'],
-    metavar: 'N',
-    help: 'make N new validator keys (validator-<i>.key) and put them in the genesis',
-    parse: (raw) => parseInteger(raw, 1, 1000),
-  },
-  {
-    flag: 'addresses',
-    commands: ['genesis'],
-    metavar: 'LIST',
-    help: 'use these validator addresses instead (keys stay with their owners)',
-    parse: (raw) => {
-      const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : []
-      if (list.length === 0 || list.some((a) => !/^0x[0-9a-fA-F]{40}$/.test(a))) {
-        throw new ValueProblem('expected a comma-separated list of 0x-prefixed 20-byte addresses')
-      }
-      return list
-    },
-  },
-  {
-    flag: 'out',
-    commands: ['genesis'],
-    metavar: 'DIR',
-    help: 'directory to write genesis.json (and the keys) into; created if missing',
-    parse: parseString,
-  },
-  {
-    flag: 'chain-id',
-    commands: ['genesis'],
-    metavar: 'N',
-    help: "chain id of the new genesis (default: the --network preset's)",
-    parse: (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER),
-  },
-  ...GENESIS_NETWORK_FLAGS,
-]
+/** Most full nodes `ibex genesis` lays out next to the validators. */
+export const GENESIS_MAX_FULL_NODES = 100
 
-/** tomlKeyName renders a TOML location for messages and tables: `[jsonrpc] port` or `datadir`. */
-export function tomlKeyName(toml: readonly [string, string]): string {
-  return toml[0] === '' ? toml[1] : `[${toml[0]}] ${toml[1]}`
+/** A `--prefund ADDR=WEI` entry. */
+export interface Prefund {
+  address: string
+  wei: bigint
 }
+
+function parsePrefund(raw: unknown): Prefund {
+  const m = typeof raw === 'string' ? /^(0x[0-9a-fA-F]{40})=(.+)$/.exec(raw) : null
+  if (m === null)
+    throw new ValueProblem('expected ADDRESS=WEI, e.g. 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266=1000ether')
+  return { address: m[1] as string, wei: parseWei(m[2]) }
+}
+
+function parseAddresses(raw: unknown): string[] {
+  const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : []
+  if (list.length === 0 || list.some((a) => !/^0x[0-9a-fA-F]{40}$/.test(a))) {
+    throw new ValueProblem('expected a comma-separated list of 0x-prefixed 20-byte addresses')
+  }
+  return list
+}
+
+const genesisFlag = (flag: string, metavar: string, help: string, parse: (raw: unknown) => unknown) =>
+  ({ flag, commands: ['genesis'], metavar, help, parse }) as const
+
+export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
+  genesisFlag('validators', 'N', 'make N new validator keys (validator-<i>.key) and put them in the genesis', (raw) => parseInteger(raw, 1, 1000)),
+  genesisFlag('addresses', 'LIST', 'use these validator addresses instead (keys stay with their owners)', parseAddresses),
+  genesisFlag('out', 'DIR', 'directory to write genesis.json (and the keys) into; created if missing', parseString),
+  genesisFlag('chain-id', 'N', "chain id of the new genesis (default: the --network preset's)", (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER)),
+  genesisFlag('full-nodes', 'M', 'also lay out M full nodes (no validator key) after the validators', (raw) => parseInteger(raw, 0, GENESIS_MAX_FULL_NODES)),
+  genesisFlag('http-base-port', 'H', `node i serves JSON-RPC on port H+i-1 [default: ${HTTP_PORT}]`, parsePort),
+  genesisFlag('p2p-base-port', 'P', `node i listens for peers on port P+i-1 [default: ${P2P_PORT}]`, parsePort),
+  { ...genesisFlag('prefund', 'ADDR=WEI', 'fund an account in the genesis (1000ether, 5gwei or wei); repeatable', parsePrefund), repeatable: true },
+]

@@ -6,10 +6,11 @@
 import { isIP } from 'node:net'
 
 import { ValueProblem } from './errors.js'
-import type { LogLevel, NetworkName, RpcNamespace } from './types.js'
+import type { LogFormat, LogLevel, NetworkName, RpcNamespace } from './types.js'
 
 export const NETWORKS: readonly NetworkName[] = ['dev', 'testnet', 'mainnet']
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent']
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text']
 export const RPC_NAMESPACES: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool', 'debug', 'bor']
 
 const DECIMAL = /^[0-9]+$/
@@ -197,4 +198,38 @@ export function parseBootnodes(raw: unknown): string[] {
     }
   }
   return addrs
+}
+
+/** parseProxies reads IP addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`). */
+export function parseProxies(raw: unknown): string[] {
+  const list = parseList(raw, 'IP addresses or CIDR ranges')
+  for (const item of list) {
+    const [ip, bits, more] = item.split('/')
+    const family = isIP(ip ?? '')
+    const maxBits = family === 4 ? 32 : 128
+    const bitsOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !bitsOk || more !== undefined) {
+      throw new ValueProblem(
+        `${JSON.stringify(item)} is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8)`,
+        'specific',
+      )
+    }
+  }
+  return list
+}
+
+/** Longest virtual host name (DNS). */
+const MAX_HOST_NAME_LENGTH = 253
+const HOST_LABELS = /^[a-z0-9*](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
+
+/** parseVhosts reads host names for the Host header check: `*`, `localhost`, `rpc.example.org`, `*.example.org`. */
+export function parseVhosts(raw: unknown): string[] {
+  const list = parseList(raw, 'host names').map((h) => h.toLowerCase())
+  for (const host of list) {
+    if (host === '*') continue
+    if (host.length > MAX_HOST_NAME_LENGTH || !HOST_LABELS.test(host)) {
+      throw new ValueProblem(`${JSON.stringify(host)} is not a host name (e.g. localhost, rpc.example.org, *)`, 'specific')
+    }
+  }
+  return list
 }

@@ -1,12 +1,18 @@
 /**
  * `ibex help [COMMAND]`, `ibex version`, and the README's config table — all generated from the
- * settings table (src/config/settings.ts), the same one the parser uses.
+ * settings table (src/config/settings.ts), the same one the parser uses. The defaults shown are
+ * read from the configurations the loader really builds: mainnet's, then where testnet, dev or
+ * --genesis differ (`200 (dev, --genesis: 0)`).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+import { defaultConfig, defaultValue } from '../../config/defaults.js'
 import { packageRoot } from '../../config/genesis.js'
-import { COMMAND_FLAGS, type Command, SETTINGS, tomlKeyName } from '../../config/settings.js'
+import { DescribedDefault, PresetDefault, getAt } from '../../config/kinds.js'
+import { settleGenesisDefaults } from '../../config/presets.js'
+import { COMMAND_FLAGS, type Command, OPTIONAL_SECTIONS, SETTINGS, type Setting, tomlKeyName } from '../../config/settings.js'
+import type { IbexConfig, NetworkName } from '../../config/types.js'
 
 interface CommandDoc {
   name: Command
@@ -57,11 +63,46 @@ function columns(rows: [string, string][], indent = '  '): string[] {
   return rows.map(([left, right]) => `${indent}${left.padEnd(width)}  ${right}`.trimEnd())
 }
 
+const NETWORKS: readonly NetworkName[] = ['mainnet', 'testnet', 'dev']
+let shownConfigs: [label: string, config: IbexConfig][] | undefined
+
+/** The configurations defaults are shown from: mainnet's first, then those that may differ. */
+function defaultColumns(): [label: string, config: IbexConfig][] {
+  if (shownConfigs === undefined) {
+    const genesis = { ...defaultConfig('mainnet'), genesisFile: 'genesis.json' }
+    settleGenesisDefaults(genesis, new Set())
+    shownConfigs = [...NETWORKS.map((n): [string, IbexConfig] => [n, defaultConfig(n)]), ['--genesis', genesis]]
+  }
+  return shownConfigs
+}
+
+/** describeDefault: a setting's default as people read it, e.g. `2s (dev: 0)`, `./data/<network> (--genesis: ./data/custom)`. */
+export function describeDefault(setting: Setting): string {
+  if (setting.default instanceof DescribedDefault) return setting.default.description
+  const to = setting.to as string
+  const section = OPTIONAL_SECTIONS.find((name) => to.startsWith(`${name}.`))
+  if (section !== undefined) return `${section} off (${setting.kind.show(defaultValue(setting, 'mainnet'))} once on)`
+  if (!(setting.default instanceof PresetDefault)) return setting.kind.show(setting.default)
+  const shown = defaultColumns().map(([label, config]) => [label, setting.kind.show(getAt(config, to))] as const)
+  let [[, main], ...rest] = shown
+  // a value naming its network (./data/mainnet, ./data/dev) is shown once, as ./data/<network>
+  const templates = shown.slice(0, NETWORKS.length).map(([label, text]) => text.replaceAll(label, '<network>'))
+  if (templates[0] !== main && templates.every((t) => t === templates[0])) {
+    main = templates[0] as string
+    rest = rest.slice(NETWORKS.length - 1)
+  }
+  const differ = new Map<string, string[]>()
+  for (const [label, text] of rest) if (text !== main) differ.set(text, [...(differ.get(text) ?? []), label])
+  const notes = [...differ].map(([text, labels]) => `${labels.join(', ')}: ${text}`)
+  return notes.length === 0 ? main : `${main} (${notes.join('; ')})`
+}
+
+function flagName(s: Setting): string {
+  return `--${s.flag}${s.kind.metavar === undefined ? '' : ` ${s.kind.metavar}`}`
+}
+
 function flagRows(): [string, string][] {
-  return SETTINGS.filter((s) => s.flag !== undefined).map((s) => [
-    `--${s.flag}${s.metavar === undefined ? '' : ` ${s.metavar}`}`,
-    `${s.help} [default: ${s.defaultText}]`,
-  ])
+  return SETTINGS.filter((s) => s.flag !== undefined).map((s) => [flagName(s), `${s.help} [default: ${describeDefault(s)}]`])
 }
 
 function commandFlagRows(command: Command): [string, string][] {
@@ -94,9 +135,32 @@ export function formatHelp(topic?: Command): string {
 export function formatConfigTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|')
   const rows = SETTINGS.map((s) => {
-    const key = s.toml === undefined ? '—' : `\`${tomlKeyName(s.toml)}\``
-    const flag = s.flag === undefined ? '—' : `\`--${s.flag}${s.metavar === undefined ? '' : ` ${s.metavar}`}\``
-    return `| ${key} | ${flag} | \`${cell(s.defaultText)}\` | ${cell(s.help)} |`
+    const key = s.key === undefined ? '—' : `\`${tomlKeyName(s.key)}\``
+    const flag = s.flag === undefined ? '—' : `\`${flagName(s)}\``
+    return `| ${key} | ${flag} | \`${cell(describeDefault(s))}\` | ${cell(s.help)} |`
   })
   return ['| key | flag | default | meaning |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+/** Opens the README's fenced `ibex --help` block, and the first line of its config table. */
+const README_HELP_INTRO = '`ibex --help` prints'
+const README_TABLE_HEAD = '| key | flag | default | meaning |'
+
+/**
+ * refreshReadme returns `readme` with its `ibex --help` block and config table replaced by the
+ * generated ones (`npm run docs:config` writes it; run.test.ts fails while the README differs).
+ */
+export function refreshReadme(readme: string): string {
+  const lines = readme.split('\n')
+  const replace = (start: number, end: number, text: string) => lines.splice(start, end - start, ...text.split('\n'))
+  const intro = lines.findIndex((l) => l.includes(README_HELP_INTRO))
+  const open = lines.findIndex((l, i) => i > intro && l.startsWith('```'))
+  const close = lines.findIndex((l, i) => i > open && l.startsWith('```'))
+  if (intro === -1 || open === -1 || close === -1) throw new Error(`README.md: no fenced block after "${README_HELP_INTRO}"`)
+  replace(open + 1, close, formatHelp())
+  const head = lines.indexOf(README_TABLE_HEAD)
+  if (head === -1) throw new Error(`README.md: no table starting "${README_TABLE_HEAD}"`)
+  const end = lines.findIndex((l, i) => i > head && !l.startsWith('|'))
+  replace(head, end === -1 ? lines.length : end, formatConfigTable())
+  return lines.join('\n')
 }
