@@ -20,6 +20,7 @@ import {
   bool,
   byPreset,
   bytes,
+  camel,
   described,
   duration,
   file,
@@ -85,7 +86,7 @@ function row<const K extends string, P extends string = Camel<K>>(spec: {
   help: string
 }): Setting {
   const { key, flag, kind, help } = spec
-  const to = spec.to ?? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+  const to = spec.to ?? camel(key)
   return { key, flag, to, kind: kind as Kind<unknown>, default: spec.default, help }
 }
 
