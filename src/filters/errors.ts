@@ -1,28 +1,85 @@
 /**
- * Errors of log queries and filters, with geth's messages (eth/filters) and, for the limits
- * geth does not have, reth's. Each carries its JSON-RPC code (mapped in src/rpc/errors.ts).
+ * Errors of log queries and filters, with geth's messages (eth/filters) and, for the limits geth
+ * does not have, reth's. src/rpc/errors.ts gives each kind its JSON-RPC code.
  */
-export class FilterError extends Error {
-  readonly code: number
-  constructor(code: number, message: string) {
-    super(message)
-    this.name = 'FilterError'
-    this.code = code
+import { IbexError } from '../util/errors.js'
+
+/** The filter id is unknown, expired, or of another kind than the call needs. */
+export class FilterNotFoundError extends IbexError {
+  readonly kind = 'filterNotFound'
+  constructor() {
+    super('filter not found')
   }
 }
 
-const SERVER = -32000
-const INVALID_PARAMS = -32602
+/** A block of the query's range is not stored. */
+export class UnknownBlockError extends IbexError {
+  readonly kind = 'unknownBlock'
+  constructor() {
+    super('unknown block')
+  }
+}
 
+/** The query's blockHash names no stored block. */
+export class HeaderForHashNotFoundError extends IbexError {
+  readonly kind = 'headerForHashNotFound'
+  constructor() {
+    super('header for hash not found')
+  }
+}
+
+/** fromBlock is past toBlock. */
+export class InvalidBlockRangeError extends IbexError {
+  readonly kind = 'invalidBlockRange'
+  constructor() {
+    super('invalid block range params')
+  }
+}
+
+/** toBlock is past the head. */
+export class RangeBeyondHeadError extends IbexError {
+  readonly kind = 'rangeBeyondHead'
+  constructor() {
+    super('block range extends beyond current head block')
+  }
+}
+
+/** geth's --rpc.rangelimit: the range spans more blocks than allowed. */
+export class BlockRangeLimitError extends IbexError {
+  readonly kind = 'blockRangeLimit'
+  constructor(readonly limit: number) {
+    super(`exceed maximum block range ${limit}`)
+  }
+}
+
+/** reth's --rpc.max-logs-per-response; `to` is the last block whose logs all fit. */
+export class LogResultLimitError extends IbexError {
+  readonly kind = 'logResultLimit'
+  constructor(
+    readonly max: number,
+    readonly from: bigint,
+    readonly to: bigint,
+  ) {
+    super(`query exceeds max results ${max}, retry with the range ${from}-${to}`)
+  }
+}
+
+export type FilterError =
+  | FilterNotFoundError
+  | UnknownBlockError
+  | HeaderForHashNotFoundError
+  | InvalidBlockRangeError
+  | RangeBeyondHeadError
+  | BlockRangeLimitError
+  | LogResultLimitError
+
+/** Builders, as the query code calls them. */
 export const filterErrors = {
-  notFound: () => new FilterError(SERVER, 'filter not found'),
-  unknownBlock: () => new FilterError(SERVER, 'unknown block'),
-  headerForHash: () => new FilterError(SERVER, 'header for hash not found'),
-  invalidRange: () => new FilterError(INVALID_PARAMS, 'invalid block range params'),
-  beyondHead: () => new FilterError(INVALID_PARAMS, 'block range extends beyond current head block'),
-  /** geth's --rpc.rangelimit. */
-  rangeLimit: (limit: number) => new FilterError(INVALID_PARAMS, `exceed maximum block range ${limit}`),
-  /** reth's --rpc.max-logs-per-response; `to` is the last block whose logs all fit. */
-  resultLimit: (max: number, from: bigint, to: bigint) =>
-    new FilterError(INVALID_PARAMS, `query exceeds max results ${max}, retry with the range ${from}-${to}`),
+  notFound: () => new FilterNotFoundError(),
+  unknownBlock: () => new UnknownBlockError(),
+  headerForHash: () => new HeaderForHashNotFoundError(),
+  invalidRange: () => new InvalidBlockRangeError(),
+  beyondHead: () => new RangeBeyondHeadError(),
+  rangeLimit: (limit: number) => new BlockRangeLimitError(limit),
+  resultLimit: (max: number, from: bigint, to: bigint) => new LogResultLimitError(max, from, to),
 }

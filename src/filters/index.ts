@@ -12,7 +12,7 @@
  * timeout is gone (`filter not found`), a subscription lasts as long as its connection; a log
  * query answers with geth's range errors and within the configured range and result limits.
  */
-export { FilterError, filterErrors } from './errors.js'
+export { type FilterError, filterErrors } from './errors.js'
 export { ChainEvents, type NewBlockEvent } from './events.js'
 export { FILTER_SWEEP_MIN_MS, FilterSystem, newRpcId } from './filters.js'
 export { type LogQuery, type LogQueryLimits, queryLogs } from './query.js'

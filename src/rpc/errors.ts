@@ -1,25 +1,28 @@
 /**
- * JSON-RPC error classes and the one mapping from errors to wire error objects.
+ * The one mapping from errors to JSON-RPC error objects, and the errors only the RPC layer raises.
  *
- * Every error a client can see is an RpcError carrying its wire `code`, the exact geth message
- * (`shortMessage`, also `message`) and optional `data`. Modules raise their own subclasses (or
- * ServerError for geth's plain `-32000` errors such as `nonce too low`); toJsonRpcError is the
- * only place that turns anything thrown into `{code, message, data?}`. Anything that is not an
- * RpcError is a bug: it answers `-32603` with a fixed message and never leaks a stack.
+ * Modules below rpc/ raise IbexErrors (src/util/errors.ts) that name their `kind` and carry
+ * their facts and geth's sentence, and know no JSON-RPC code. CODE_OF_KIND below gives each kind
+ * its code — a Record over every kind, so a new kind without a code does not compile (reth's
+ * exhaustive `From<EthApiError> for ErrorObject`). The RPC layer's own errors (RpcError and its
+ * subclasses: params, methods, limits) carry their code themselves, in this file only.
+ *
+ *   throw ─▶ toJsonRpcError ─┬─ RpcError ─────────▶ {code, shortMessage, data}
+ *                            ├─ IbexError{kind} ──▶ {CODE_OF_KIND[kind], shortMessage, data of the kind}
+ *                            └─ anything else ────▶ {-32603, INTERNAL_ERROR_MESSAGE} (a bug: no text, no stack)
+ *
+ * What always holds: the message a client reads is a `shortMessage` written by us (geth's words),
+ * never an engine's text, a stack or `details`.
  */
-import { ExecutionError, ExecutionRevertedError } from '../exec/errors.js'
-import { ExecPoolError } from '../exec/pool/errors.js'
-import { SimulationError } from '../exec/simulate/errors.js'
-import { FilterError } from '../filters/errors.js'
-import { TxPoolError } from '../txpool/errors.js'
+import type { ExecutionLayerError } from '../exec/pool/errors.js'
+import type { FilterError } from '../filters/errors.js'
+import type { TxPoolError } from '../txpool/errors.js'
+import { IbexError, type IbexErrorOptions } from '../util/errors.js'
 import { toData } from './hex.js'
 
-export interface RpcErrorOptions {
+export interface RpcErrorOptions extends IbexErrorOptions {
   /** The error object's `data` member: a 0x hex string or any JSON value. Omitted when undefined. */
   data?: unknown
-  /** Extra context for logs; never sent to clients. */
-  details?: string
-  cause?: unknown
 }
 
 /** Wire codes, as geth and EIP-1474 use them. */
@@ -30,33 +33,122 @@ export const ERROR_CODE = {
   invalidParams: -32602,
   internal: -32603,
   server: -32000,
+  /** geth's errcodeResponseTooLarge. */
+  responseTooLarge: -32003,
   limitExceeded: -32005,
+  /** A call's own VM failure inside an eth_simulateV1 result. */
+  simVmError: -32015,
   revert: 3,
 } as const
 
-/** Message sent for errors that are not RpcErrors (geth says this when a handler panics). */
+/** Message sent for errors that are not ours (geth says this when a handler panics). */
 export const INTERNAL_ERROR_MESSAGE = 'method handler crashed'
 
-export class RpcError extends Error {
-  override name = 'RpcError'
+// ---------------------------------------------------------------------------------------------
+// Module errors: kind -> code
+
+/** Every error a module below rpc/ raises on purpose. */
+export type ModuleError = TxPoolError | FilterError | ExecutionLayerError
+
+export type ErrorKind = ModuleError['kind']
+
+const SERVER = ERROR_CODE.server
+const INVALID_PARAMS = ERROR_CODE.invalidParams
+
+/** The JSON-RPC code of every kind: geth's where geth has the error, reth's for the limits it has. */
+const CODE_OF_KIND: Record<ErrorKind, number> = {
+  // transaction admission (geth: every pool error is a plain -32000)
+  alreadyKnown: SERVER,
+  nonceTooLow: SERVER,
+  txInsufficientFunds: SERVER,
+  txIntrinsicGas: SERVER,
+  floorDataGas: SERVER,
+  exceedsBlockGasLimit: SERVER,
+  tipBelowMinimum: SERVER,
+  invalidSender: SERVER,
+  invalidChainId: SERVER,
+  unprotectedTx: SERVER,
+  txTypeNotSupported: SERVER,
+  oversizedTx: SERVER,
+  negativeValue: SERVER,
+  emptyAuthList: SERVER,
+  setCodeCreate: SERVER,
+  txDecode: SERVER,
+  poolFull: SERVER,
+  underpriced: SERVER,
+  replaceUnderpriced: SERVER,
+  futureReplacePending: SERVER,
+  accountLimit: SERVER,
+  // log queries and filters
+  filterNotFound: SERVER,
+  unknownBlock: SERVER,
+  headerForHashNotFound: SERVER,
+  invalidBlockRange: INVALID_PARAMS,
+  rangeBeyondHead: INVALID_PARAMS,
+  blockRangeLimit: INVALID_PARAMS,
+  logResultLimit: INVALID_PARAMS,
+  // messages (eth_call, eth_estimateGas, eth_createAccessList; the pool's fee errors too)
+  reverted: ERROR_CODE.revert,
+  execution: SERVER,
+  insufficientFunds: SERVER,
+  insufficientFundsForTransfer: SERVER,
+  intrinsicGas: SERVER,
+  feeCapTooLow: SERVER,
+  tipAboveFeeCap: SERVER,
+  gasAllowanceExceeded: SERVER,
+  engine: ERROR_CODE.internal,
+  // the execution pool
+  poolBusy: ERROR_CODE.limitExceeded,
+  traceLimit: ERROR_CODE.limitExceeded,
+  workerCrashed: ERROR_CODE.internal,
+  shuttingDown: SERVER,
+  // traces
+  traceFailed: SERVER,
+  traceTimeout: SERVER,
+  traceTooLarge: ERROR_CODE.limitExceeded,
+  traceOptions: INVALID_PARAMS,
+  traceConfig: SERVER,
+  stateOverride: INVALID_PARAMS,
+  // eth_simulateV1 (geth's internal/ethapi/errors.go)
+  simNonceTooLow: -38010,
+  simNonceTooHigh: -38011,
+  simFeeCapTooLow: -38012,
+  simIntrinsicGas: -38013,
+  simInsufficientFunds: -38014,
+  simBlockGasLimitReached: -38015,
+  simBlockNumberInvalid: -38020,
+  simBlockTimestampInvalid: -38021,
+  simSenderIsNotEOA: -38024,
+  simMaxInitCodeSizeExceeded: -38025,
+  simClientLimitExceeded: -38026,
+  simInvalidParams: INVALID_PARAMS,
+  simInternal: ERROR_CODE.internal,
+  simVmError: ERROR_CODE.simVmError,
+  simServer: SERVER,
+}
+
+/** errorCodeOf: the JSON-RPC code of a kind (simulated call results carry it inside the result). */
+export function errorCodeOf(kind: ErrorKind): number {
+  return CODE_OF_KIND[kind]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The RPC layer's own errors
+
+export class RpcError extends IbexError {
+  readonly kind: string = 'rpc'
   readonly code: number
-  /** The message exactly as sent to clients. */
-  readonly shortMessage: string
   readonly data: unknown
-  readonly details: string | undefined
 
   constructor(code: number, shortMessage: string, options: RpcErrorOptions = {}) {
-    super(shortMessage, options.cause === undefined ? undefined : { cause: options.cause })
+    super(shortMessage, options)
     this.code = code
-    this.shortMessage = shortMessage
     this.data = options.data
-    this.details = options.details
   }
 }
 
 /** -32700: the body is not JSON. */
 export class ParseError extends RpcError {
-  override name = 'ParseError'
   constructor(message = 'parse error', options?: RpcErrorOptions) {
     super(ERROR_CODE.parse, message, options)
   }
@@ -64,7 +156,6 @@ export class ParseError extends RpcError {
 
 /** -32600: the message is not a JSON-RPC 2.0 request (`invalid request`, `empty batch`, `batch too large`). */
 export class InvalidRequestError extends RpcError {
-  override name = 'InvalidRequestError'
   constructor(message = 'invalid request', options?: RpcErrorOptions) {
     super(ERROR_CODE.invalidRequest, message, options)
   }
@@ -72,7 +163,6 @@ export class InvalidRequestError extends RpcError {
 
 /** -32601: unknown method, or a method of a namespace that is not enabled. */
 export class MethodNotFoundError extends RpcError {
-  override name = 'MethodNotFoundError'
   readonly method: string
   constructor(method: string, options?: RpcErrorOptions) {
     super(ERROR_CODE.methodNotFound, `the method ${method} does not exist/is not available`, options)
@@ -82,7 +172,6 @@ export class MethodNotFoundError extends RpcError {
 
 /** -32601 too: `*_subscribe` over HTTP, which has no notification channel (geth's ErrNotificationsUnsupported). */
 export class NotificationsUnsupportedError extends RpcError {
-  override name = 'NotificationsUnsupportedError'
   constructor(options?: RpcErrorOptions) {
     super(ERROR_CODE.methodNotFound, 'notifications not supported', options)
   }
@@ -93,15 +182,20 @@ export class NotificationsUnsupportedError extends RpcError {
  * the dispatcher re-raises it as `invalid argument N: <message>`.
  */
 export class InvalidParamsError extends RpcError {
-  override name = 'InvalidParamsError'
   constructor(message: string, options?: RpcErrorOptions) {
     super(ERROR_CODE.invalidParams, message, options)
   }
 }
 
+/** -32602 `non-array args`: params that are neither an array nor absent (geth's wording). */
+export class NonArrayArgsError extends InvalidParamsError {
+  constructor() {
+    super('non-array args')
+  }
+}
+
 /** -32603: the node failed in a way that is its own fault. */
 export class InternalError extends RpcError {
-  override name = 'InternalError'
   constructor(message = INTERNAL_ERROR_MESSAGE, options?: RpcErrorOptions) {
     super(ERROR_CODE.internal, message, options)
   }
@@ -109,17 +203,64 @@ export class InternalError extends RpcError {
 
 /** -32000: geth's default code for every plain error (`nonce too low`, `filter not found`, `execution reverted` without data…). */
 export class ServerError extends RpcError {
-  override name = 'ServerError'
   constructor(message: string, options?: RpcErrorOptions) {
     super(ERROR_CODE.server, message, options)
   }
 }
 
+/** -32000 `header not found`: a block tag or number names no stored block. */
+export class HeaderNotFoundError extends ServerError {
+  constructor() {
+    super('header not found')
+  }
+}
+
+/** -32000 `subscription not found` (eth_unsubscribe of an unknown id). */
+export class SubscriptionNotFoundError extends ServerError {
+  constructor() {
+    super('subscription not found')
+  }
+}
+
+/** -32000 `genesis is not traceable` (debug_trace* of block 0). */
+export class GenesisNotTraceableError extends ServerError {
+  constructor() {
+    super('genesis is not traceable')
+  }
+}
+
+/** -32000 `<what> <name> not found` (`block #5 not found`, `transaction 0x… not found`), as geth's debug API words it. */
+export class NotFoundError extends ServerError {
+  constructor(what: string, name: string) {
+    super(`${what} ${name} not found`)
+  }
+}
+
 /** -32005: a request exceeds a node limit (EIP-1474 "limit exceeded"). */
 export class LimitExceededError extends RpcError {
-  override name = 'LimitExceededError'
   constructor(message: string, options?: RpcErrorOptions) {
     super(ERROR_CODE.limitExceeded, message, options)
+  }
+}
+
+/** -32005 `limit exceeded` of the per-client rate limiter; `data` says which budget ran out and when to retry. */
+export class RateLimitedError extends LimitExceededError {
+  constructor(budget: string, retryAfterSeconds: number) {
+    super('limit exceeded', { data: { budget, retryAfter: retryAfterSeconds } })
+  }
+}
+
+/** -32003 `response too large`: an answer over the response cap (geth's errcodeResponseTooLarge). */
+export class ResponseTooLargeError extends RpcError {
+  constructor() {
+    super(ERROR_CODE.responseTooLarge, 'response too large')
+  }
+}
+
+/** -38026: a request asks for more than the client serves at once (geth's errcodeClientLimitExceeded). */
+export class ClientLimitExceededError extends RpcError {
+  constructor(message: string) {
+    super(-38026, message)
   }
 }
 
@@ -129,7 +270,6 @@ export class LimitExceededError extends RpcError {
  * geth uses this only for non-empty revert data: use newRevertError to get its exact behaviour.
  */
 export class RevertError extends RpcError {
-  override name = 'RevertError'
   /** The decoded reason, when the data is Error(string) or Panic(uint256). */
   readonly reason: string | undefined
   constructor(revertData: Uint8Array, options: Omit<RpcErrorOptions, 'data'> = {}) {
@@ -155,19 +295,18 @@ export interface JsonRpcErrorObject {
   data?: unknown
 }
 
+const CRASHED: JsonRpcErrorObject = { code: ERROR_CODE.internal, message: INTERNAL_ERROR_MESSAGE, data: undefined }
+
 /** The only mapping from anything thrown to a wire error object. */
 export function toJsonRpcError(err: unknown): JsonRpcErrorObject {
   if (err instanceof RpcError) return { code: err.code, message: err.shortMessage, data: err.data }
-  // module errors (txpool admission, execution) carry geth's messages; map them here only
-  if (err instanceof TxPoolError || err instanceof ExecutionError) {
-    return { code: ERROR_CODE.server, message: err.message, data: undefined }
-  }
-  if (err instanceof ExecutionRevertedError) return toJsonRpcError(newRevertError(err.data))
-  if (err instanceof SimulationError) return { code: err.code, message: err.message, data: undefined }
-  if (err instanceof FilterError) return { code: err.code, message: err.message, data: undefined }
-  // the execution pool: -32005 queue full / trace too large, -32603 crashed worker
-  if (err instanceof ExecPoolError) return { code: err.code, message: err.message, data: undefined }
-  return { code: ERROR_CODE.internal, message: INTERNAL_ERROR_MESSAGE, data: undefined }
+  if (!(err instanceof IbexError)) return CRASHED
+  const known = err as ModuleError
+  if (known.kind === 'reverted') return toJsonRpcError(newRevertError(known.data))
+  const code = CODE_OF_KIND[known.kind]
+  // a kind from a newer module than this table (a revived error of an unknown class): a bug
+  if (code === undefined) return CRASHED
+  return { code, message: known.shortMessage, data: undefined }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,36 +1,61 @@
 /**
- * Errors of the execution pool's host side. Each carries its JSON-RPC code; src/rpc/errors.ts
- * maps them (the one mapping). Execution failures inside a task (reverts, out of gas, timeouts)
- * are ExecutionError / ExecutionRevertedError from ../errors.ts instead.
+ * Errors of the execution pool's host side. Execution failures inside a task (reverts, out of
+ * gas, timeouts) are the errors of ../errors.ts instead; src/rpc/errors.ts gives each its code.
  */
+import { IbexError } from '../../util/errors.js'
+import type { ExecError } from '../errors.js'
+import type { SimulationError } from '../simulate/errors.js'
+import type { TraceConfigError, TraceOptionsError } from '../tracers/options.js'
+import type { OverrideError } from '../tracers/overrides.js'
+import type { TraceError, TraceTimeoutError } from '../tracers/run.js'
+import type { TraceTooLargeError } from '../tracers/sink.js'
 
-export abstract class ExecPoolError extends Error {
-  abstract readonly code: number
-}
-
-/** -32005: the queue of waiting tasks of one kind is full; the request is refused, not queued. */
-export class PoolBusyError extends ExecPoolError {
-  readonly code = -32005
-  constructor(what: string, waiting: number) {
+/** The queue of waiting tasks of one kind is full: the request is refused, not queued (-32005). */
+export class PoolBusyError extends IbexError {
+  readonly kind = 'poolBusy'
+  constructor(
+    /** Which lane: `eth_call/eth_estimateGas`, `debug_trace`. */
+    readonly what: string,
+    readonly waiting: number,
+  ) {
     super(`limit exceeded: too many ${what} requests waiting (${waiting}), try again later`)
-    this.name = 'PoolBusyError'
   }
 }
 
-/** -32005: a trace's JSON would exceed the node's result limit. */
-export class TraceLimitError extends ExecPoolError {
-  readonly code = -32005
-  constructor(message: string) {
-    super(message)
-    this.name = 'TraceLimitError'
-  }
+/** A trace's JSON would exceed the node's result limit (-32005). */
+export class TraceLimitError extends IbexError {
+  readonly kind = 'traceLimit'
 }
 
-/** -32603: the worker running the request died (crash, out of memory); it has been replaced. */
-export class WorkerCrashedError extends ExecPoolError {
-  readonly code = -32603
+/** The worker running the request died (crash, out of memory); it has been replaced (-32603). */
+export class WorkerCrashedError extends IbexError {
+  readonly kind = 'workerCrashed'
   constructor(cause: unknown) {
     super('internal error: the execution worker running this request crashed and was replaced', { cause })
-    this.name = 'WorkerCrashedError'
   }
 }
+
+/** The pool is closing: nothing new runs and what waits is refused. */
+export class NodeShuttingDownError extends IbexError {
+  readonly kind = 'shuttingDown'
+  constructor() {
+    super('the node is shutting down')
+  }
+}
+
+export type ExecPoolError = PoolBusyError | TraceLimitError | WorkerCrashedError | NodeShuttingDownError
+
+/**
+ * Every error the execution layer answers with, behind the pool or in front of it (the RPC layer
+ * imports execution only through src/exec/pool; src/rpc/errors.ts maps each kind).
+ */
+export type ExecutionLayerError =
+  | ExecError
+  | ExecPoolError
+  | SimulationError
+  | TraceError
+  | TraceTimeoutError
+  | TraceTooLargeError
+  | TraceOptionsError
+  | TraceConfigError
+  | OverrideError

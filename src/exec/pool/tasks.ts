@@ -13,11 +13,13 @@
 import { createBlockFromRLP } from '@ethereumjs/block'
 import { type AccessListResult, createAccessList } from '../accessList.js'
 import { type CallLimits, type CallRequest, call, estimateGas } from '../call.js'
-import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import { EXEC_ERRORS, ExecutionRevertedError } from '../errors.js'
+import { type ErrorWire, errorClasses, IbexError, toWireError } from '../../util/errors.js'
 import { type SimulatedBlock, SimulationError, simulate } from '../simulate/index.js'
 import type { SimulateRequest } from '../simulate/types.js'
 import type { TraceOptions } from '../tracers/options.js'
 import type { AccountOverride } from '../tracers/overrides.js'
+import { TraceConfigError } from '../tracers/options.js'
 import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../tracers/run.js'
 import { TraceTooLargeError } from '../tracers/sink.js'
 import { traceCall } from '../tracers/traceCall.js'
@@ -107,19 +109,22 @@ export type SimulatedPresenter = (blocks: SimulatedBlock[], fullTransactions: bo
 export type TaskFailure =
   | { kind: 'revert'; data: Uint8Array }
   | { kind: 'execution' | 'timeout' | 'tooLarge' | 'internal'; message: string }
-  | { kind: 'simulation'; code: number; message: string }
+  /** One of our errors (its kind and facts), revived on the main thread (reviveError). */
+  | { kind: 'error'; error: ErrorWire }
 
 export type TaskResult<T> = { ok: true; value: T } | { ok: false; failure: TaskFailure }
 
 /** Trace JSON as latin1 byte chunks (transferred, not copied, out of a worker). */
 export type TraceParts = Uint8Array[]
 
+/** The classes of the errors a task may fail with, to revive them on the main thread. */
+export const TASK_ERROR_CLASSES = errorClasses(...EXEC_ERRORS, SimulationError, TraceError, TraceTimeoutError, TraceConfigError)
+
 function failureOf(err: unknown, task: ExecTask): TaskFailure | undefined {
   if (err instanceof ExecutionRevertedError) return { kind: 'revert', data: err.data }
   if (err instanceof TraceTimeoutError) return { kind: 'timeout', message: err.message }
   if (err instanceof TraceTooLargeError) return { kind: 'tooLarge', message: err.message }
-  if (err instanceof ExecutionError || err instanceof TraceError) return { kind: 'execution', message: err.message }
-  if (err instanceof SimulationError) return { kind: 'simulation', code: err.code, message: err.message }
+  if (err instanceof IbexError) return { kind: 'error', error: toWireError(err) }
   // these threw plain errors on the main thread before, answered -32603 there; not a worker crash
   if (task.kind === 'simulate' || task.kind === 'createAccessList') {
     return { kind: 'internal', message: err instanceof Error ? err.message : String(err) }
@@ -154,7 +159,7 @@ function decoded(ctx: ExecContext, task: TraceRlpBlockTask): BlockToTrace {
   try {
     block = createBlockFromRLP(task.rlp, { common: ctx.common.copy(), setHardfork: true, skipConsensusFormatValidation: true })
   } catch (err) {
-    throw new TraceError(`could not decode block: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`)
+    throw new TraceError('could not decode block', { cause: err })
   }
   if (block.header.number === 0n) throw new TraceError('genesis is not traceable')
   return {

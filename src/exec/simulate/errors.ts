@@ -1,36 +1,41 @@
 /**
- * Errors of eth_simulateV1 with geth's codes (internal/ethapi/errors.go): a request-level
- * failure (bad block order, a call that cannot be a valid transaction, …) aborts the whole
- * simulation with one of these; a call that merely fails (revert, out of gas) is reported in its
- * call result instead.
+ * Errors of eth_simulateV1 (geth's internal/ethapi/errors.go): a request-level failure (bad
+ * block order, a call that cannot be a valid transaction, …) aborts the whole simulation with a
+ * SimulationError; a call that merely fails (revert, out of gas) is reported in its call result
+ * instead. Each names its kind; src/rpc/errors.ts gives geth's -380xx code to each.
  */
+import { IbexError } from '../../util/errors.js'
 
-/** geth's simulation error codes. */
+/** What went wrong, by geth's error names. */
 export const SIM_ERROR = {
-  nonceTooLow: -38010,
-  nonceTooHigh: -38011,
-  feeCapTooLow: -38012,
-  intrinsicGas: -38013,
-  insufficientFunds: -38014,
-  blockGasLimitReached: -38015,
-  blockNumberInvalid: -38020,
-  blockTimestampInvalid: -38021,
-  senderIsNotEOA: -38024,
-  maxInitCodeSizeExceeded: -38025,
-  clientLimitExceeded: -38026,
-  invalidParams: -32602,
-  internal: -32603,
+  nonceTooLow: 'simNonceTooLow',
+  nonceTooHigh: 'simNonceTooHigh',
+  feeCapTooLow: 'simFeeCapTooLow',
+  intrinsicGas: 'simIntrinsicGas',
+  insufficientFunds: 'simInsufficientFunds',
+  blockGasLimitReached: 'simBlockGasLimitReached',
+  blockNumberInvalid: 'simBlockNumberInvalid',
+  blockTimestampInvalid: 'simBlockTimestampInvalid',
+  senderIsNotEOA: 'simSenderIsNotEOA',
+  maxInitCodeSizeExceeded: 'simMaxInitCodeSizeExceeded',
+  clientLimitExceeded: 'simClientLimitExceeded',
+  /** The request itself is malformed (`empty input`). */
+  invalidParams: 'simInvalidParams',
+  /** A message geth's ApplyMessage refuses for another reason (`err: … (supplied gas …)`). */
+  internal: 'simInternal',
   /** A call's own VM failure (not a request error): reported inside the call result. */
-  vmError: -32015,
+  vmError: 'simVmError',
   /** Plain errors (state override conflicts …). */
-  server: -32000,
+  server: 'simServer',
 } as const
 
-export class SimulationError extends Error {
-  override name = 'SimulationError'
-  readonly code: number
-  constructor(code: number, message: string) {
+export type SimErrorKind = (typeof SIM_ERROR)[keyof typeof SIM_ERROR]
+
+/** A simulation refused as a whole; the message is geth's, built from the facts at the throw site. */
+export class SimulationError extends IbexError {
+  readonly kind: SimErrorKind
+  constructor(kind: SimErrorKind, message: string) {
     super(message)
-    this.code = code
+    this.kind = kind
   }
 }

@@ -7,11 +7,11 @@ function block(o: { number?: bigint; time?: bigint } = {}): SimBlock {
   return { blockOverrides: { ...emptyBlockOverrides(), ...o }, stateOverrides: undefined, calls: [] }
 }
 
-function codeOf(fn: () => unknown): number | undefined {
+function codeOf(fn: () => unknown): string | undefined {
   try {
     fn()
   } catch (err) {
-    return err instanceof SimulationError ? err.code : undefined
+    return err instanceof SimulationError ? err.kind : undefined
   }
   return undefined
 }

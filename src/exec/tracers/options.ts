@@ -6,6 +6,8 @@
  * this decoder. What it returns is plain data, cheap to send to a worker.
  */
 
+import { IbexError } from '../../util/errors.js'
+
 /** DEFAULT_TRACE_TIMEOUT_MS is geth's defaultTraceTimeout and the spec's "Tracer timeOut default". */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5000
 
@@ -41,19 +43,13 @@ export interface TraceOptions {
 }
 
 /** A bad options object: the message is what follows `invalid argument N: `. */
-export class TraceOptionsError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'TraceOptionsError'
-  }
+export class TraceOptionsError extends IbexError {
+  readonly kind = 'traceOptions'
 }
 
 /** Raised when the trace runs (geth reports these as plain -32000 errors, not param errors). */
-export class TraceConfigError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'TraceConfigError'
-  }
+export class TraceConfigError extends IbexError {
+  readonly kind = 'traceConfig'
 }
 
 export function defaultTraceOptions(): TraceOptions {

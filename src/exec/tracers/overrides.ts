@@ -5,6 +5,7 @@
  * worker) and applied to the throw-away state the call runs on.
  */
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { IbexError } from '../../util/errors.js'
 import { Address, createAccount, setLengthLeft } from '@ethereumjs/util'
 
 export interface AccountOverride {
@@ -19,11 +20,8 @@ export interface AccountOverride {
 }
 
 /** A malformed override object (the message follows `invalid argument N: `). */
-export class OverrideError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'OverrideError'
-  }
+export class OverrideError extends IbexError {
+  readonly kind = 'stateOverride'
 }
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/

@@ -12,6 +12,7 @@
  * What always holds: the bytes written never exceed `limitBytes`; the first write past it throws
  * TraceTooLargeError, which stops the execution that produced it (the step hook rethrows).
  */
+import { IbexError } from '../../util/errors.js'
 
 /** Chunk size: large enough that a 100 MB trace is ~100 transfers, small enough to waste little. */
 export const CHUNK_BYTES = 1 << 20
@@ -19,7 +20,8 @@ export const CHUNK_BYTES = 1 << 20
 const SMALL_CHUNK_BYTES = 4096
 
 /** Thrown when a trace's JSON would exceed the configured result limit. */
-export class TraceTooLargeError extends Error {
+export class TraceTooLargeError extends IbexError {
+  readonly kind = 'traceTooLarge'
   readonly limitBytes: number
   constructor(limitBytes: number) {
     super(`trace result exceeds the limit of ${limitBytes} bytes (node settings [exec] trace_max_bytes, [jsonrpc] max_response_bytes); use disableStack/disableStorage, leave enableMemory off, or the callTracer`)

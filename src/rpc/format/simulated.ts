@@ -8,7 +8,7 @@
  */
 import type { ChainBlock } from '../../chain/store.js'
 import type { SimulatedBlock, SimulatedCall } from '../../exec/pool/index.js'
-import { RevertError } from '../errors.js'
+import { errorCodeOf, RevertError } from '../errors.js'
 import { toData, toQuantity } from '../hex.js'
 import { formatBlock, type RpcObject } from './block.js'
 

@@ -28,8 +28,9 @@ import {
   type JsonRpcErrorObject,
   MethodNotFoundError,
   NotificationsUnsupportedError,
+  ResponseTooLargeError,
   RpcError,
-  ServerError,
+  SubscriptionNotFoundError,
   toJsonRpcError,
 } from '../errors.js'
 import { FilterId } from '../params/scalars.js'
@@ -40,7 +41,6 @@ import { envelopeOf, type Envelope } from './envelope.js'
 import { decodeParams } from './params.js'
 
 export { decodeParams } from './params.js'
-import { RESPONSE_TOO_LARGE_CODE, RESPONSE_TOO_LARGE_MESSAGE } from './limits.js'
 
 export type JsonRpcId = string | number | boolean | null
 
@@ -83,7 +83,7 @@ const EMPTY_BATCH_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"mes
 const INVALID_REQUEST = toJsonRpcError(new InvalidRequestError('invalid request'))
 const BATCH_TOO_LARGE = toJsonRpcError(new InvalidRequestError('batch too large'))
 const NOTIFICATIONS_UNSUPPORTED = new NotificationsUnsupportedError()
-const RESPONSE_TOO_LARGE: JsonRpcErrorObject = { code: RESPONSE_TOO_LARGE_CODE, message: RESPONSE_TOO_LARGE_MESSAGE }
+const RESPONSE_TOO_LARGE: JsonRpcErrorObject = toJsonRpcError(new ResponseTooLargeError())
 
 /** JSON whitespace only (or nothing): geth reads no message and writes no answer. */
 const BLANK_RE = /^[ \t\n\r]*$/
@@ -119,7 +119,7 @@ const SUBSCRIBE_SUFFIX = '_subscribe'
 const UNSUBSCRIBE: MethodDef<unknown> = {
   params: [FilterId as ParamDecoder<unknown>],
   handler() {
-    throw new ServerError('subscription not found')
+    throw new SubscriptionNotFoundError()
   },
 }
 

@@ -22,15 +22,8 @@ import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
 
 import type { RateLimitConfig } from '../../config/types.js'
+import { RateLimitedError, toJsonRpcError } from '../errors.js'
 
-/** JSON-RPC code of a refused request (EIP-1474 "limit exceeded"). */
-export const LIMIT_EXCEEDED_CODE = -32005
-/** JSON-RPC message of a refused request. */
-export const LIMIT_EXCEEDED_MESSAGE = 'limit exceeded'
-/** geth's code for an answer over the response cap (rpc/errors.go errcodeResponseTooLarge). */
-export const RESPONSE_TOO_LARGE_CODE = -32003
-/** geth's message for it. */
-export const RESPONSE_TOO_LARGE_MESSAGE = 'response too large'
 /** Most clients tracked at once: ~100 bytes each, so the limiter stays under ~10 MB whatever the flood. */
 export const RATE_LIMIT_MAX_CLIENTS = 100_000
 /** How often idle clients are forgotten. */
@@ -330,9 +323,9 @@ export class VhostPolicy {
 // ---------------------------------------------------------------------------------------------
 // Refusal bodies
 
-/** The JSON of a refused body: one -32005 per call (batch), or one object. */
+/** The JSON of a refused body: one RateLimitedError (-32005) per call (batch), or one object. */
 export function limitExceededBody(parsed: unknown, refusal: Refusal): string {
-  const error = `{"code":${LIMIT_EXCEEDED_CODE},"message":"${LIMIT_EXCEEDED_MESSAGE}","data":{"budget":"${refusal.budget}","retryAfter":${refusal.retryAfterSeconds}}}`
+  const error = JSON.stringify(toJsonRpcError(new RateLimitedError(refusal.budget, refusal.retryAfterSeconds)))
   const answer = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"error":${error}}`
   if (!Array.isArray(parsed)) return answer(idOf(parsed))
   const parts: string[] = []
