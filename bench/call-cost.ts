@@ -3,8 +3,8 @@
  * BenchToken.balanceOf of addresses that never repeat (no result cache helps) and of one holder
  * (the result cache answers), on a dev chain holding the token. Prints calls/s and the median per call; for a
  * profile of the EVM path run it under `node --cpu-prof`. The distinct-address row runs twice: with
- * the fast interpreter (src/exec/fast) and with it switched off (ethereumjs), for a before/after
- * from the same run.
+ * the fast interpreter (src/exec/fast) and on ethereumjs (an empty access list keeps a message off
+ * the fast layer), for a before/after from the same run.
  *
  *   npm run build && node dist/bench/call-cost.js [calls=20000]
  */
@@ -14,7 +14,6 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
-import { setFastCalls } from '../src/exec/fast/index.js'
 import { ExecPool } from '../src/exec/pool/index.js'
 import { openTestChain } from '../src/exec/testing.js'
 import { validateTransaction } from '../src/txpool/validate.js'
@@ -38,19 +37,20 @@ async function main(): Promise<void> {
     const pool = ExecPool.inProcess(chain.db, chain.store, chain.common)
     const limits = { gasCap: 50_000_000n, timeoutMs: 5000 }
     const head = chain.store.head
-    const call = async (request: { to: Uint8Array; data: Uint8Array }) =>
+    const call = async (request: { to: Uint8Array; data: Uint8Array; accessList?: [] }) =>
       (await pool.call({ kind: 'call', head: head.header.number, blockHash: head.hash, request, limits })) as Uint8Array
     const holder = (alice?.address as string).slice(2).toLowerCase()
     const data = (who: string) => hexToBytes(`0x${BALANCE_OF}${who.padStart(64, '0')}`)
     const first = await call({ to: token, data: data(holder) })
     if (BigInt(`0x${Buffer.from(first).toString('hex')}`) !== 10n ** 24n) throw new Error('balanceOf(deployer) is not the supply')
-    const measure = async (label: string, next: (i: number) => Uint8Array) => {
-      for (let i = 0; i < 500; i++) await call({ to: token, data: next(i + 10_000_000) })
+    const measure = async (label: string, next: (i: number) => Uint8Array, ethereumjs = false) => {
+      const accessList = ethereumjs ? ([] as []) : undefined
+      for (let i = 0; i < 500; i++) await call({ to: token, data: next(i + 10_000_000), accessList })
       const times: number[] = []
       const t0 = performance.now()
       for (let i = 0; i < CALLS; i++) {
         const t = performance.now()
-        await call({ to: token, data: next(i) })
+        await call({ to: token, data: next(i), accessList })
         times.push(performance.now() - t)
       }
       const s = (performance.now() - t0) / 1000
@@ -59,9 +59,7 @@ async function main(): Promise<void> {
     }
     console.log('| eth_call, in process | calls/s | median ms |')
     console.log('|---|---:|---:|')
-    setFastCalls(false)
-    await measure('balanceOf, distinct addresses (ethereumjs)', (i) => data((i + 50_000_000).toString(16)))
-    setFastCalls(true)
+    await measure('balanceOf, distinct addresses (ethereumjs)', (i) => data((i + 50_000_000).toString(16)), true)
     await measure('balanceOf, distinct addresses', (i) => data(i.toString(16)))
     await measure('balanceOf, one holder (result cache)', () => data(holder))
   } finally {

@@ -9,7 +9,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { Address, bigIntToUnpaddedBytes, bytesToHex } from '@ethereumjs/util'
 import { stateAt } from '../state/index.js'
 import { keccak256 } from '../util/crypto.js'
-import { attempt, type CallLimits, type CallRequest, callGas, type Env, withTimeout } from './call.js'
+import { type CallLimits, callGas } from './call.js'
+import { type CallRequest, type Env, runMessage } from './runMessage.js'
 
 /** Rounds of re-execution before giving up on a list that keeps growing (geth loops until stable). */
 export const MAX_ACCESS_LIST_ROUNDS = 32
@@ -34,10 +35,6 @@ function key(list: AccessListEntry[]): string {
 }
 
 export async function createAccessList(env: Env, req: CallRequest, limits: CallLimits): Promise<AccessListResult> {
-  return withTimeout(build(env, req, limits), limits.timeoutMs)
-}
-
-async function build(env: Env, req: CallRequest, limits: CallLimits): Promise<AccessListResult> {
   const gas = callGas(req, limits, env.block)
   const from = req.from ?? new Uint8Array(20)
   const excluded = new Set<string>([bytesToHex(from)])
@@ -51,7 +48,7 @@ async function build(env: Env, req: CallRequest, limits: CallLimits): Promise<Ac
   for (const address of getActivePrecompiles(env.block.header.common).keys()) excluded.add(`0x${address}`)
   let list: AccessListEntry[] = (req.accessList ?? []).filter((e) => !excluded.has(e.address))
   for (let round = 0; round < MAX_ACCESS_LIST_ROUNDS; round++) {
-    const outcome = await attempt(env, { ...req, accessList: list }, gas, { reportAccessList: true })
+    const outcome = await runMessage(env, { ...req, accessList: list }, gas, { want: 'accessList' })
     const next = (outcome.accessList ?? []).filter((e) => !excluded.has(e.address))
     if (key(next) === key(list)) return { accessList: list, gasUsed: outcome.gasUsed, error: outcome.error }
     list = next

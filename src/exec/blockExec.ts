@@ -20,16 +20,17 @@ import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, createAccount } from '@ethereumjs/util'
-import { runTx, type VM } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
 import { BLOOM_BYTES, logsBloom, orBloom } from '../chain/bloom.js'
 import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock } from '../chain/store.js'
 import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../chain/trieRoot.js'
 import { IBFT_MIX_HASH } from '../consensus/ibft/index.js'
-import { effectiveGasPrice } from '../txpool/validate.js'
+import { effectiveGasPrice } from '../chain/fees.js'
 import type { SpeculatedBlock, Speculator } from './parallel/speculator.js'
 import type { SpeculatedRun } from './parallel/types.js'
 import { applyOps, readsHold } from './parallel/validate.js'
+import { runTransaction } from './runMessage.js'
 import { applyPreBlockSystemCalls } from './systemCalls.js'
 import { applyTransfer, TRANSFER_GAS, transfersApply } from './transfers.js'
 import { envBlock } from './vm.js'
@@ -209,9 +210,9 @@ async function executeBody<T extends ExecTx>(
       out.included.push(ptx)
       continue
     }
-    let result: Awaited<ReturnType<typeof runTx>>
+    let result: RunTxResult
     try {
-      result = await runTx(vm, { tx: ptx.tx, block: env, skipHardForkValidation: true, blockGasUsed: out.gasUsed })
+      result = await runTransaction(vm, ptx.tx, env, 'block', { blockGasUsed: out.gasUsed })
     } catch (err) {
       const reason = err instanceof Error ? (err.message.split('\n')[0] as string) : String(err)
       if (opts.strict) throw new Error(`transaction ${out.included.length} is invalid: ${reason}`)

@@ -1,6 +1,7 @@
 /**
- * Differential test of eth_call's direct path (call.ts directCall): the same messages run through
- * it and through runTx must give the same return data, error and revert flag. The probe contract
+ * Differential test of the message runner's layers (runMessage.ts): the same messages run through
+ * the fast layer and through the ethereumjs layer (runTx) must give the same return data, error
+ * and revert flag. The probe contract
  * writes into its answer what a call can observe of its setup: gas left at entry (intrinsic gas),
  * the gas of touching the coinbase, the sender, a precompile and a cold address (the EIP-2929 warm
  * set), ORIGIN, CALLER, GASPRICE, BASEFEE, balances, CALLVALUE, and a transient and a storage
@@ -14,10 +15,11 @@ import { Address, bytesToHex, createContractAddress, hexToBytes } from '@ethereu
 import { afterEach, describe, expect, it } from 'vitest'
 import { devAccounts } from '../config/accounts.js'
 import { validateTransaction } from '../txpool/validate.js'
-import { attempt, type CallRequest, call } from './call.js'
-import { ExecutionError, ExecutionRevertedError } from './errors.js'
+import { call } from './call.js'
 import { callStateFor } from './callState.js'
-import { setLeanRunResults } from './leanRun.js'
+import { ExecutionError, ExecutionRevertedError } from './errors.js'
+import { keepFullFrameResults } from './evmPatches.js'
+import { type CallRequest, type Env, type MessageOptions, runMessage } from './runMessage.js'
 import { openTestChain } from './testing.js'
 
 const dirs: string[] = []
@@ -87,7 +89,15 @@ async function setup() {
   return { chain, env, from: from.bytes, probe, reverter, invalid, loop, creator, refunder } as const
 }
 
-describe('eth_call: direct path against runTx', () => {
+/** One message through the runner: by default, the ethereumjs layer with runTx's gas figure. */
+function attempt(env: Env, req: CallRequest, gas: bigint, opts: MessageOptions = { want: 'gas' }) {
+  return runMessage(env, req, gas, opts)
+}
+
+/** The fast layer first (what eth_call runs). */
+const OUTPUT: MessageOptions = { want: 'output' }
+
+describe('eth_call: the fast layer against the ethereumjs layer', () => {
   it('gives the same return data, error and revert flag for every kind of message', async () => {
     const s = await setup()
     const stranger = new Uint8Array(20).fill(0x42)
@@ -107,22 +117,23 @@ describe('eth_call: direct path against runTx', () => {
     ]
     for (const [what, req, gas] of cases) {
       const viaRunTx = await attempt(s.env, req, gas)
-      const direct = await attempt(s.env, req, gas, { returnOnly: true })
-      expect({ what, ...pick(direct) }).toEqual({ what, ...pick(viaRunTx) })
-      // the lean frame result (leanRun.ts) changes no gas, refund, return data or error
-      setLeanRunResults(false)
+      const fast = await attempt(s.env, req, gas, OUTPUT)
+      expect({ what, ...pick(fast) }).toEqual({ what, ...pick(viaRunTx) })
+      // the lean frame result (evmPatches.ts) changes no gas, refund, return data or error
+      const { vm } = await callStateFor(s.env.store, s.env.db, s.env.block)
+      keepFullFrameResults(vm.evm)
       try {
         const full = await attempt(s.env, req, gas)
         expect({ what, ...full }).toEqual({ what, ...viaRunTx })
       } finally {
-        setLeanRunResults(true)
+        keepFullFrameResults(vm.evm, false)
       }
     }
     // the refund case does refund: less gas than its two SSTOREs cost
     const refunded = await attempt(s.env, { from: s.from, to: s.refunder }, 100_000n)
     expect(refunded.gasUsed).toBeLessThan(21_000n + 20_000n)
     // the probe saw what a call must see: warm coinbase, sender and precompile; a cold stranger
-    const words = wordsOf((await attempt(s.env, { from: s.from, to: s.probe }, 50_000_000n, { returnOnly: true })).returnValue)
+    const words = wordsOf((await attempt(s.env, { from: s.from, to: s.probe }, 50_000_000n, OUTPUT)).returnValue)
     expect(words[0]).toBe(50_000_000n - 21_000n - 2n) // the GAS opcode costs 2
     expect(words[5] - words[7]).toBeLessThan(200n) // BALANCE(CALLER) warm: 100 + the MSTOREs
     expect(words[7] - words[8]).toBeLessThan(200n) // a precompile: warm
@@ -132,7 +143,7 @@ describe('eth_call: direct path against runTx', () => {
     await s.chain.db.close()
   })
 
-  it('keeps frame results lean: no copy of the run state or environment (leanRun.ts)', async () => {
+  it('keeps frame results lean: no copy of the run state or environment (evmPatches.ts)', async () => {
     const s = await setup()
     const state = await callStateFor(s.env.store, s.env.db, s.env.block)
     const run = async () => {
@@ -146,8 +157,8 @@ describe('eth_call: direct path against runTx', () => {
       }
     }
     const lean = await run()
-    setLeanRunResults(false)
-    const full = await run().finally(() => setLeanRunResults(true))
+    keepFullFrameResults(state.vm.evm)
+    const full = await run().finally(() => keepFullFrameResults(state.vm.evm, false))
     // the installed wrapper is in effect (an ethereumjs upgrade that renames Interpreter.run shows here)
     expect(full.keys).toEqual(expect.arrayContaining(['memory', 'stack', 'address', 'gasLeft']))
     expect(lean.keys).not.toContain('memory')

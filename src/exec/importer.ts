@@ -21,14 +21,14 @@ import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, bytesToBigInt, bytesToHex, createAccount, equalsBytes } from '@ethereumjs/util'
-import { createVM, runBlock, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm'
+import { runBlock, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm'
 import { GAS_PER_BLOB } from '../chain/common.js'
 import { blockHashOf, type Engine } from '../chain/hash.js'
 import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { orderedTrieRoot } from '../chain/trieRoot.js'
 import { createStateManager, type TrieStore } from '../state/index.js'
-import { blockHashSource } from './vm.js'
+import { blockHashSource, newVM } from './vm.js'
 
 export interface ImporterOptions {
   store: ChainStore
@@ -92,7 +92,7 @@ export class BlockImporter {
 
   static #newVM(opts: ImporterOptions, common: Common, sm: MerkleStateManager): Promise<VM> {
     // biome-ignore lint/suspicious/noExplicitAny: the EVM only calls getBlock/shallowCopy
-    return createVM({ common, stateManager: sm, blockchain: blockHashSource(opts.store) as any, setHardfork: true })
+    return newVM({ common, stateManager: sm, blockchain: blockHashSource(opts.store) as any, setHardfork: true })
   }
 
   #listen(): void {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { installJumpCache } from './jumpCache.js'
+import { ethereumjsInterpreter } from './evmPatches.js'
 
 type Scan = (this: unknown, code: Uint8Array) => { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
 const entry = import.meta.resolve('@ethereumjs/evm')
 const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: { prototype: { _getValidJumpDestinations: Scan } } }
-const original = Interpreter.prototype._getValidJumpDestinations
+const original = (await ethereumjsInterpreter())._getValidJumpDestinations as Scan
 
 /** A stand-in `this` for the scan: an opcode table and the lookup ethereumjs uses. */
 function interp(table: unknown[]) {
@@ -22,7 +22,6 @@ const CODE = new Uint8Array(Array.from({ length: 25 }, () => [0x61, 0x5b, 0x5b, 
 
 describe('jump analysis cache', () => {
   it('answers what ethereumjs’ own scan answers, once per code and opcode table', async () => {
-    await installJumpCache()
     const cached = Interpreter.prototype._getValidJumpDestinations
     expect(cached).not.toBe(original)
     const tableA = Array.from({ length: 256 }, (_, i) => ({ op: i, table: 'A' }))

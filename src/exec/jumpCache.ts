@@ -1,5 +1,5 @@
 /**
- * Jump analysis once per code, not once per call frame. ethereumjs' interpreter scans the whole
+ * Jump analysis once per code, not once per call frame (installed by evmPatches.ts). ethereumjs' interpreter scans the whole
  * bytecode (valid JUMPDESTs, PUSH immediates, the opcode of every byte) each time a frame starts
  * running code that has a JUMP — for a view call into a 5 kB token that scan is a tenth of the
  * call. The result depends only on the bytes and the EVM's opcode table (the fork), and the
@@ -24,39 +24,28 @@ interface Analysis {
   result: unknown
 }
 
-interface InterpreterClass {
-  prototype: { _getValidJumpDestinations(this: { _evm: { _opcodeMap: unknown } }, code: Uint8Array): unknown }
-}
-
 const byObject = new WeakMap<Uint8Array, Analysis>()
 const byContent = new Map<string, Analysis>()
-let installed: Promise<void> | undefined
 
 function contentKey(code: Uint8Array): string {
   return Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString('latin1')
 }
 
-/** Wraps ethereumjs' Interpreter._getValidJumpDestinations (once per thread). */
-export function installJumpCache(): Promise<void> {
-  installed ??= (async () => {
-    const entry = import.meta.resolve('@ethereumjs/evm')
-    const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: InterpreterClass }
-    const scan = Interpreter.prototype._getValidJumpDestinations
-    Interpreter.prototype._getValidJumpDestinations = function (code: Uint8Array): unknown {
-      if (code.length < MIN_CACHED_CODE_BYTES) return scan.call(this, code)
-      const table = this._evm._opcodeMap
-      const seen = byObject.get(code)
-      if (seen !== undefined && seen.table === table) return seen.result
-      const key = contentKey(code)
-      let found = byContent.get(key)
-      if (found === undefined || found.table !== table) {
-        found = { table, result: scan.call(this, code) }
-        if (byContent.size >= JUMP_CACHE_CODES) byContent.delete(byContent.keys().next().value as string)
-        byContent.set(key, found)
-      }
-      byObject.set(code, found)
-      return found.result
-    }
-  })()
-  return installed
+/**
+ * The jump analysis of `code` under the opcode `table`: remembered, or `scan()` (ethereumjs' own)
+ * run and remembered. Called by the patched Interpreter._getValidJumpDestinations (evmPatches.ts).
+ */
+export function jumpAnalysis(code: Uint8Array, table: unknown, scan: () => unknown): unknown {
+  if (code.length < MIN_CACHED_CODE_BYTES) return scan()
+  const seen = byObject.get(code)
+  if (seen !== undefined && seen.table === table) return seen.result
+  const key = contentKey(code)
+  let found = byContent.get(key)
+  if (found === undefined || found.table !== table) {
+    found = { table, result: scan() }
+    if (byContent.size >= JUMP_CACHE_CODES) byContent.delete(byContent.keys().next().value as string)
+    byContent.set(key, found)
+  }
+  byObject.set(code, found)
+  return found.result
 }

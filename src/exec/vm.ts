@@ -1,14 +1,14 @@
 /**
  * VM construction over ibex's state and chain: BLOCKHASH reads the canonical index, the
  * state manager is the caller's (a block builder's long-lived one, or a throw-away reader).
+ * Every VM is built by newVM, after the EVM patches (evmPatches.ts) are in place.
  */
 import { Block, type BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { createVM, type VM } from '@ethereumjs/vm'
+import { createVM, type VM, type VMOpts } from '@ethereumjs/vm'
 import type { ChainStore } from '../chain/store.js'
-import { installJumpCache } from './jumpCache.js'
-import { installLeanRun } from './leanRun.js'
+import { installEvmPatches } from './evmPatches.js'
 
 /** The slice of a blockchain the EVM needs: block hashes for BLOCKHASH. */
 export function blockHashSource(store: ChainStore) {
@@ -25,10 +25,14 @@ export function blockHashSource(store: ChainStore) {
   return source
 }
 
+/** A VM on ethereumjs' interpreter with ibex's patches (evmPatches.ts) in place: every VM ibex runs. */
+export async function newVM(opts: VMOpts): Promise<VM> {
+  await installEvmPatches()
+  return createVM(opts)
+}
+
 export async function createChainVM(store: ChainStore, common: Common, stateManager: MerkleStateManager): Promise<VM> {
-  await installJumpCache()
-  await installLeanRun()
-  return createVM({
+  return newVM({
     common,
     stateManager,
     // biome-ignore lint/suspicious/noExplicitAny: the EVM only calls getBlock/shallowCopy

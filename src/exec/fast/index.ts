@@ -3,10 +3,10 @@
  * list), run synchronously on the state at the block's root instead of through ethereumjs' async
  * interpreter, journal and trie walker — which cost most of a view call.
  *
- *   call / attempt (call.ts) ─▶ fastAttempt: intrinsic gas ─▶ fastCall ─┬─ answer ─▶ CallOutcome
- *                                                                       └─ undefined ─▶ attempt: checkpoint ─▶ directCall (evm.runCall) ─▶ revert
- *   (the fast path runs outside the CallState's checkpoint and eth_call's timer: it never writes
- *   ethereumjs' state, and it checks the EVM deadline itself)
+ *   runMessage (runMessage.ts) ─▶ fast layer: intrinsic gas ─▶ fastCall ─┬─ answer ─▶ CallOutcome
+ *                                                                        └─ undefined ─▶ ethereumjs layer: checkpoint ─▶ runTx ─▶ revert
+ *   (the fast layer runs outside the CallState's checkpoint: it never writes ethereumjs' state,
+ *   and it checks the EVM deadline itself)
  *   fastCall ─▶ World (world.ts: root's flat read caches ─miss─▶ src/state/trieLookup.ts; own writes + journal)
  *            ─▶ message (calls.ts) ─▶ runFrame (interpreter.ts, ops.ts) ─▶ nested messages …
  *
@@ -44,19 +44,8 @@ export { BailOut } from './world.js'
  */
 export const MAX_FAST_GAS = 1n << 40n
 
-let enabled = true
-
 /** Calls answered here and calls handed back to ethereumjs (for tests and diagnostics). */
 export const fastCallStats = { answered: 0, bailed: 0, lastBailReason: '' }
-
-/** Turns the fast path on or off (tests compare both paths). */
-export function setFastCalls(on: boolean): void {
-  enabled = on
-}
-
-export function fastCallsEnabled(): boolean {
-  return enabled
-}
 
 export interface FastCallParams {
   evm: EVM
@@ -118,7 +107,7 @@ function blockEnv(h: BlockHeader, zeroBaseFee: boolean, chainId: bigint): BlockE
 
 /** Runs the message, or returns undefined (bail out: run it through ethereumjs). */
 export function fastCall(p: FastCallParams): FastCallResult | undefined {
-  if (!enabled || p.gas > MAX_FAST_GAS || p.gas < 0n) return undefined
+  if (p.gas > MAX_FAST_GAS || p.gas < 0n) return undefined
   const rules = rulesFor(p.evm)
   if (rules === null) return undefined
   try {
@@ -146,7 +135,7 @@ function run(p: FastCallParams, rules: NonNullable<ReturnType<typeof rulesFor>>)
   world.warmForever(toKey)
   const env = blockEnv(p.header, p.zeroBaseFee, rules.chainId)
   if (rules.warmCoinbase) world.warmForever(addressKey(env.coinbase))
-  // as directCall: a sender with code (a contract, an EIP-7702 account) has its nonce bumped
+  // as runTx: a sender with code (a contract, an EIP-7702 account) has its nonce bumped (an EOA's is not observable)
   const sender = world.account(fromKey)
   if (world.code(sender).length > 0) world.setNonce(sender, sender.nonce + 1n)
   const target = world.account(toKey)

@@ -1,15 +1,15 @@
 /**
  * Test support for the fast interpreter: a dev chain with contracts deployed in batches, and a
  * differential runner that answers one message through the fast path and through ethereumjs
- * (the fast path switched off) and reports both, and whether the fast path answered or bailed.
+ * (runMessage with its fast layer skipped) and reports both, and whether the fast path answered or bailed.
  */
 import { createTx } from '@ethereumjs/tx'
 import { Address, createContractAddress, hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../../config/accounts.js'
 import { validateTransaction } from '../../txpool/validate.js'
-import { attempt, type CallOutcome, type CallRequest, type Env } from '../call.js'
+import { type CallOutcome, type CallRequest, type Env, runMessage } from '../runMessage.js'
 import { openTestChain } from '../testing.js'
-import { fastCallStats, setFastCalls } from './index.js'
+import { fastCallStats } from './index.js'
 
 /** Creation transactions per block when deploying many contracts. */
 const DEPLOYS_PER_BLOCK = 200
@@ -69,9 +69,9 @@ export interface Differential {
   bailReason: string | undefined
 }
 
-async function run(env: Env, req: CallRequest, gas: bigint): Promise<PathResult> {
+async function run(env: Env, req: CallRequest, gas: bigint, fastLayer: boolean): Promise<PathResult> {
   try {
-    const o = await attempt(env, req, gas, { returnOnly: true })
+    const o = await runMessage(env, req, gas, { want: 'output', fastLayer })
     return { outcome: { returnValue: o.returnValue, gasUsed: o.gasUsed, error: o.error, reverted: o.reverted } }
   } catch (e) {
     return { thrown: e instanceof Error ? e.message : String(e) }
@@ -82,15 +82,10 @@ async function run(env: Env, req: CallRequest, gas: bigint): Promise<PathResult>
 export async function differential(env: Env, req: CallRequest, gas: bigint): Promise<Differential> {
   const before = fastCallStats.answered
   const bailsBefore = fastCallStats.bailed
-  const fast = await run(env, req, gas)
+  const fast = await run(env, req, gas, true)
   const answered = fastCallStats.answered > before
   const bailed = fastCallStats.bailed > bailsBefore
-  setFastCalls(false)
-  try {
-    return { fast, slow: await run(env, req, gas), answered, bailReason: bailed ? fastCallStats.lastBailReason : undefined }
-  } finally {
-    setFastCalls(true)
-  }
+  return { fast, slow: await run(env, req, gas, false), answered, bailReason: bailed ? fastCallStats.lastBailReason : undefined }
 }
 
 /** A comparable view of a path result (hex return data). */

@@ -3,11 +3,12 @@
  *
  * ethereumjs runs opcodes in a loop of already-resolved awaits: no timer can fire until the call
  * ends, and without a `step` listener (which would slow every opcode several-fold) there is no
- * hook. So a worker wraps the interpreter's `runStep` once: every DEADLINE_CHECK_OPS opcodes it
- * compares the clock with the current task's deadline and, past it, throws EvmDeadlineError,
- * which ethereumjs passes through (not an EVM error) and the task reports as a timeout.
+ * hook. So the interpreter's `runStep` is wrapped once (src/exec/evmPatches.ts): every
+ * DEADLINE_CHECK_OPS opcodes it calls checkEvmDeadline, which compares the clock with the current
+ * task's deadline and, past it, throws EvmDeadlineError, which ethereumjs passes through (not an
+ * EVM error) and the task reports as a timeout. With no task deadline set the check never fires.
  *
- *   worker start ─▶ installEvmDeadline() ─▶ task: withEvmDeadline(ms, run) ─▶ opcode loop checks
+ *   import evmPatches.ts ─▶ task: withEvmDeadline(ms, run) ─▶ opcode loop checks
  *
  * One task runs per worker at a time (traces: Piscina concurrentTasksPerWorker = 1; calls: the
  * worker runs the tasks it holds one after another), so one deadline per thread suffices. The host's abort (terminate the worker) stays as the backstop for what this
@@ -28,34 +29,14 @@ export class EvmDeadlineError extends Error {
 let deadline = Number.POSITIVE_INFINITY
 let message = ''
 let expired = false
-let installed: Promise<void> | undefined
-
-interface InterpreterClass {
-  prototype: { runStep(this: unknown, op?: unknown): Promise<void> }
-}
 
 /**
- * Wraps ethereumjs' Interpreter.runStep (once per thread). The class is not exported, so it is
- * loaded from the file next to the package entry: the same module instance the EVM uses.
+ * Installs the EVM patches (src/exec/evmPatches.ts, which wraps Interpreter.runStep to call
+ * checkEvmDeadline every DEADLINE_CHECK_OPS opcodes, with the other patches); resolves once
+ * they are in place. Kept for the worker start-up (pool/context.ts).
  */
-export function installEvmDeadline(): Promise<void> {
-  installed ??= (async () => {
-    const entry = import.meta.resolve('@ethereumjs/evm')
-    const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: InterpreterClass }
-    const runStep = Interpreter.prototype.runStep
-    let ops = 0
-    Interpreter.prototype.runStep = function (this: unknown, op?: unknown): Promise<void> {
-      if (++ops >= DEADLINE_CHECK_OPS) {
-        ops = 0
-        if (performance.now() > deadline) {
-          expired = true
-          throw new EvmDeadlineError(message)
-        }
-      }
-      return runStep.call(this, op)
-    }
-  })()
-  return installed
+export async function installEvmDeadline(): Promise<void> {
+  await (await import('../evmPatches.js')).installEvmPatches()
 }
 
 /**
@@ -66,27 +47,6 @@ export function checkEvmDeadline(): void {
   if (performance.now() > deadline) {
     expired = true
     throw new EvmDeadlineError(message)
-  }
-}
-
-/**
- * Runs the synchronous `fn` (the fast interpreter) with the EVM deadline `ms` from now: its value,
- * or undefined when the deadline stopped it. The deadline and message of a task running around
- * it (in-process execution) are restored afterwards.
- */
-export function withSyncEvmBudget<T>(ms: number, fn: () => T): T | undefined {
-  const saved = { deadline, message, expired }
-  deadline = performance.now() + ms
-  message = 'inline budget spent'
-  try {
-    return fn()
-  } catch (err) {
-    if (err instanceof EvmDeadlineError) return undefined
-    throw err
-  } finally {
-    deadline = saved.deadline
-    message = saved.message
-    expired = saved.expired
   }
 }
 

@@ -10,14 +10,16 @@ import { type EVM, getActivePrecompiles } from '@ethereumjs/evm'
 import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util'
-import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
 import { BLOOM_BYTES, logsBloom, orBloom } from '../../chain/bloom.js'
 import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../../chain/receipt.js'
 import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../../chain/trieRoot.js'
 import { keccak256 } from '../../util/crypto.js'
 import { gethVmError } from '../errors.js'
+import { replacePrecompiles, warmOnFirstUse } from '../evmPatches.js'
+import { runTransaction } from '../runMessage.js'
 import { applyPreBlockSystemCalls } from '../systemCalls.js'
-import { envBlock } from '../vm.js'
+import { envBlock, newVM } from '../vm.js'
 import { SIM_ERROR, SimulationError } from './errors.js'
 import { creditWithdrawals, payBlockReward, requestsHash } from './finalize.js'
 import { type PreparedCall, precheck, prepareCall } from './message.js'
@@ -25,7 +27,6 @@ import { applyStateOverrides } from './overrides.js'
 import type { IndexedLog, SimulationTracer } from './tracer.js'
 import type { BlockOverrides, SimBlock } from './types.js'
 
-const DELEGATION_PREFIX = Uint8Array.of(0xef, 0x01, 0x00)
 const MAX_UINT64 = (1n << 64n) - 1n
 
 export interface SimulatedCall {
@@ -34,7 +35,8 @@ export interface SimulatedCall {
   gasUsed: bigint
   maxUsedGas: bigint
   status: 0 | 1
-  error: { message: string; code: number; data?: Uint8Array } | undefined
+  /** Why the call failed: reverted (with its data) or a VM error; rpc/errors.ts gives the code. */
+  error: { kind: 'reverted' | typeof SIM_ERROR.vmError; message: string; data?: Uint8Array } | undefined
 }
 
 export interface SimulatedBlock {
@@ -139,8 +141,8 @@ export async function processBlock(
   const warmPrecompiles = [...precompiles.keys()]
   await applyStateOverrides(ctx.sm, block.stateOverrides, precompiles)
   // biome-ignore lint/suspicious/noExplicitAny: the EVM only calls getBlock/shallowCopy
-  const vm = await createVM({ common, stateManager: ctx.sm, blockchain: blockSource(ctx) as any })
-  ;(vm.evm as unknown as { _precompiles: typeof precompiles })._precompiles = precompiles
+  const vm = await newVM({ common, stateManager: ctx.sm, blockchain: blockSource(ctx) as any })
+  replacePrecompiles(vm.evm as EVM, precompiles)
   await applyPreBlockSystemCalls(ctx.sm, common, overrides.number, overrides.time, parentHash, beaconRoot)
 
   const prepared: PreparedCall[] = []
@@ -188,8 +190,8 @@ export async function processBlock(
         failed === undefined
           ? undefined
           : failed.error === 'revert'
-            ? { message: 'execution reverted', code: 3, data: result.execResult.returnValue }
-            : { message: gethVmError(failed.error), code: SIM_ERROR.vmError },
+            ? { kind: 'reverted', message: 'execution reverted', data: result.execResult.returnValue }
+            : { kind: SIM_ERROR.vmError, message: gethVmError(failed.error) },
     })
   }
 
@@ -244,7 +246,10 @@ function nextBaseFee(parent: BlockHeader, common: Common): bigint {
   return parent.calcNextBaseFee()
 }
 
-/** Runs one prepared call; geth's simulator never checks that the sender is an EOA. */
+/**
+ * Runs one prepared call (runMessage.ts, SIMULATE rules: geth's simulator never checks that the
+ * sender is an EOA), with the fork's precompiles warm from the start.
+ */
 async function runCall(
   vm: VM,
   ctx: SimContext,
@@ -254,40 +259,12 @@ async function runCall(
   warm: string[],
 ): Promise<RunTxResult> {
   const sm = ctx.sm
-  const journal = vm.evm.journal as unknown as { addAlwaysWarmAddress(a: string, toList?: boolean): void }
-  const addWarm = journal.addAlwaysWarmAddress.bind(journal)
-  let warmed = false
-  journal.addAlwaysWarmAddress = (a: string, toList?: boolean) => {
-    if (!warmed) {
-      warmed = true
-      for (const w of warm) addWarm(w)
-    }
-    addWarm(a, toList)
-  }
   const sender = new Address(p.from)
-  const getCode = sm.getCode.bind(sm)
-  let bypass = vm.common.isActivatedEIP(7702)
-  // runTx refuses a sender with code (EIP-3607) unless it is a 7702 delegation: its first look at
-  // the sender's code is that check, so answer it once with a delegation prefix
-  sm.getCode = async (address: Address) => {
-    if (bypass && address.equals(sender)) {
-      bypass = false
-      const code = await getCode(address)
-      return code.length > 0 ? DELEGATION_PREFIX : code
-    }
-    return getCode(address)
-  }
+  const unwarm = warmOnFirstUse(vm.evm as EVM, warm)
   ctx.tracer.reset()
   const detach = ctx.tracer.traceTransfers ? ctx.tracer.attach(vm.evm as EVM) : undefined
   try {
-    const result = await runTx(vm, {
-      tx: p.tx,
-      block: env,
-      skipNonce: true,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-      blockGasUsed: gasUsed,
-    })
+    const result = await runTransaction(vm, p.tx, env, 'simulate', { blockGasUsed: gasUsed })
     // geth's nonce is a uint64 that wraps
     const account = await sm.getAccount(sender)
     if (account !== undefined && account.nonce > MAX_UINT64) {
@@ -299,8 +276,7 @@ async function runCall(
     const msg = err instanceof Error ? (err.message.split(' (block number')[0] as string) : String(err)
     throw new SimulationError(SIM_ERROR.internal, `err: ${msg} (supplied gas ${p.gas}, sender ${addressText(p.from)})`)
   } finally {
-    sm.getCode = getCode
-    journal.addAlwaysWarmAddress = addWarm
+    unwarm()
     detach?.()
   }
 }

@@ -15,7 +15,6 @@ import type { Common } from '@ethereumjs/common'
 import type { Database } from '../../chain/db.js'
 import type { ChainBlock, ChainStore } from '../../chain/store.js'
 import { stateAt } from '../../state/index.js'
-import { withTimeout } from '../call.js'
 import { processBlock, type SimulatedBlock } from './block.js'
 import { SIM_ERROR, SimulationError } from './errors.js'
 import { SimulationTracer } from './tracer.js'
@@ -85,10 +84,6 @@ export async function simulate(env: SimulateEnv, req: SimulateRequest): Promise<
   if (BigInt(req.blockStateCalls.length) > MAX_SIMULATE_BLOCKS) {
     throw new SimulationError(SIM_ERROR.clientLimitExceeded, 'too many blocks')
   }
-  return withTimeout(run(env, req), env.timeoutMs)
-}
-
-async function run(env: SimulateEnv, req: SimulateRequest): Promise<SimulatedBlock[]> {
   const base = env.base
   const blocks = sanitizeChain(req.blockStateCalls, base.header.number, base.header.timestamp)
   const simulated = new Map<bigint, Uint8Array>()

@@ -11,6 +11,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
 import { Address, bigIntToUnpaddedBytes, toChecksumAddress } from '@ethereumjs/util'
 import { keccak256 } from '../../util/crypto.js'
+import { unsignedSender } from '../evmPatches.js'
 import { SIM_ERROR, SimulationError } from './errors.js'
 import type { SimCall } from './types.js'
 
@@ -130,11 +131,10 @@ export function prepareCall(
     )
   }
   // set after construction: the simulator may exceed the EIP-7825 cap and a nonce of 2^64-1
-  const mutable = tx as unknown as { nonce: bigint; gasLimit: bigint; getSenderAddress: () => Address }
+  const mutable = tx as unknown as { nonce: bigint; gasLimit: bigint }
   mutable.nonce = opts.nonce
   mutable.gasLimit = opts.gas
-  const sender = new Address(from)
-  mutable.getSenderAddress = () => sender
+  unsignedSender(tx, new Address(from))
   let price = gasPrice ?? 0n
   const feeCap = type === 0 ? price : (maxFee ?? 0n)
   const tipCap = type === 0 ? price : (maxTip ?? 0n)

@@ -5,21 +5,24 @@
  *   traceBlockAll: parent state ─▶ pre-block system calls ─▶ every tx traced, [{txHash, result|error}]
  *   traceMessage:  the block's state (+ overrides) ─▶ one message traced (debug_traceCall)
  *
- * Transactions replay exactly as the block builder ran them (runTx with the block's header as
- * environment), so state before tx i is what the chain had. Each traced transaction gets its own
+ * Transactions replay exactly as the block builder ran them (runMessage.ts's runTransaction
+ * under BLOCK rules, the block's header as environment), so state before tx i is what the chain had. Each traced transaction gets its own
  * tracer and its own deadline (TraceOptions.timeoutMs, geth's per-transaction `timeout`); the step
  * hook checks the deadline and the sink's size bound, and throwing there stops the EVM at once.
  * The output is the JSON text as byte chunks (JsonSink) ready to transfer from a worker.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
-import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { EVMResult, Message } from '@ethereumjs/evm'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createContractAddress } from '@ethereumjs/util'
-import { type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { Database } from '../../chain/db.js'
 import type { ChainStore } from '../../chain/store.js'
 import { stateAt } from '../../state/index.js'
+import { IbexError } from '../../util/errors.js'
+import { runTransaction, type TxRules } from '../runMessage.js'
+import { classifyTxError } from '../errors.js'
 import { applyPreBlockSystemCalls } from '../systemCalls.js'
 import { createChainVM, envBlock } from '../vm.js'
 import { CallTracer } from './callTracer.js'
@@ -27,7 +30,7 @@ import { goJson } from './opcodes.js'
 import type { TraceOptions } from './options.js'
 import { PrestateTracer } from './prestateTracer.js'
 import { JsonSink, TraceTooLargeError } from './sink.js'
-import { setStepConsumer, stepHookReady } from './stepHook.js'
+import { setStepConsumer } from './stepHook.js'
 import { StructLogger } from './structLogger.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
 
@@ -40,19 +43,16 @@ export interface TraceChain {
 }
 
 /** geth's tracer timeout: the trace stops and the request answers this message. */
-export class TraceTimeoutError extends Error {
+export class TraceTimeoutError extends IbexError {
+  readonly kind = 'traceTimeout'
   constructor() {
     super('execution timeout')
-    this.name = 'TraceTimeoutError'
   }
 }
 
 /** A trace that cannot run (unknown block, failed transaction validation …): a -32000 error. */
-export class TraceError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'TraceError'
-  }
+export class TraceError extends IbexError {
+  readonly kind = 'traceFailed'
 }
 
 class NoopTracer implements Tracer {
@@ -103,41 +103,17 @@ function attach(vm: VM, tracer: Tracer, deadline: number): () => void {
     events.off('beforeMessage', onEnter)
     events.off('afterMessage', onExit)
   }
-  if (stepHookReady()) {
-    // the interpreter calls its step hook only when a `step` listener exists
-    const noop = (): void => {}
-    events.on('step', noop)
-    setStepConsumer((step) => {
-      checkDeadline()
-      return tracer.step(step)
-    })
-    return () => {
-      setStepConsumer(undefined)
-      events.off('step', noop)
-      detachEvents()
-    }
-  }
-  let failure: unknown
-  const onStep = tracer.asyncSteps
-    ? (step: InterpreterStep, resolve?: (r?: unknown) => void): void => {
-        if (failure !== undefined) throw failure
-        checkDeadline()
-        const done = resolve as () => void
-        const p = tracer.step(step)
-        if (p === undefined) done()
-        else
-          p.then(done, (err: unknown) => {
-            failure = err
-            done()
-          })
-      }
-    : (step: InterpreterStep): void => {
-        checkDeadline()
-        tracer.step(step)
-      }
-  events.on('step', onStep)
+  // the interpreter calls its step hook only when a `step` listener exists; the patched hook
+  // (evmPatches.ts) then hands each step to the consumer instead of emitting it
+  const noop = (): void => {}
+  events.on('step', noop)
+  setStepConsumer((step) => {
+    checkDeadline()
+    return tracer.step(step)
+  })
   return () => {
-    events.off('step', onStep)
+    setStepConsumer(undefined)
+    events.off('step', noop)
     detachEvents()
   }
 }
@@ -147,7 +123,8 @@ interface BlockRun {
   vm: VM
   state: MerkleStateManager
   env: Block
-  runOpts: Partial<RunTxOpts>
+  /** BLOCK for a block's transactions, CALL for debug_traceCall's message (runMessage.ts). */
+  rules: TxRules
   gasUsed: bigint
   logs: number
 }
@@ -157,11 +134,11 @@ async function openBlockRun(chain: TraceChain, header: BlockHeader, parentStateR
   const state = stateAt(chain.db, common, parentStateRoot)
   const vm = await createChainVM(chain.store, common, state)
   await applyPreBlockSystemCalls(state, common, header.number, header.timestamp, header.parentHash, header.parentBeaconBlockRoot)
-  return { vm, state, env: envBlock(header), runOpts: { skipHardForkValidation: true }, gasUsed: 0n, logs: 0 }
+  return { vm, state, env: envBlock(header), rules: 'block', gasUsed: 0n, logs: 0 }
 }
 
 async function replay(run: BlockRun, tx: TypedTransaction): Promise<void> {
-  const result = await runTx(run.vm, { ...run.runOpts, tx, block: run.env, blockGasUsed: run.gasUsed })
+  const result = await runTransaction(run.vm, tx, run.env, run.rules, { blockGasUsed: run.gasUsed })
   account(run, result)
 }
 
@@ -193,10 +170,11 @@ async function traceOne(run: BlockRun, tx: TypedTransaction, opts: TraceOptions,
   const detach = attach(run.vm, tracer, performance.now() + opts.timeoutMs)
   let result: RunTxResult
   try {
-    result = await runTx(run.vm, { ...run.runOpts, tx, block: run.env, blockGasUsed: run.gasUsed })
+    result = await runTransaction(run.vm, tx, run.env, run.rules, { blockGasUsed: run.gasUsed })
   } catch (err) {
     if (err instanceof TraceTimeoutError || err instanceof TraceTooLargeError) throw err
-    throw new TraceError(`tracing failed: ${messageOf(err)}`)
+    const why = classifyTxError(err, tx, run.env.header.baseFeePerGas)
+    throw new TraceError(`tracing failed: ${why.shortMessage}`, { cause: err, details: why.details })
   } finally {
     detach()
   }
@@ -268,7 +246,7 @@ export async function traceMessage(msg: MessageToTrace, opts: TraceOptions, maxB
     vm: msg.vm,
     state: msg.state,
     env: envBlock(msg.header),
-    runOpts: { skipNonce: true, skipBalance: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true },
+    rules: 'call',
     gasUsed: 0n,
     logs: 0,
   }

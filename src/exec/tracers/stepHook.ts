@@ -1,9 +1,10 @@
 /**
- * A cheaper `step` hook for tracing in worker threads. ethereumjs' own hook (Interpreter
+ * A cheaper `step` hook for tracing. ethereumjs' own hook (Interpreter
  * _runStepHook) builds an event object per opcode with a copy of the whole stack AND of the whole
  * memory, then awaits an async emit — a copy of a megabyte of memory per opcode even for the
- * callTracer, which never looks at it. Wrapped here, the hook hands the active consumer a step
- * whose `stack` and `memory` are copied only when read, and calls it directly.
+ * callTracer, which never looks at it. Wrapped (evmPatches.ts, on every thread), the hook hands
+ * the active consumer a step whose `stack` and `memory` are copied only when read, and calls it
+ * directly.
  *
  *   interpreter ─ listenerCount('step') > 0 ─▶ _runStepHook ─ consumer set? ─▶ consumer(LazyStep)
  *                                                           └─ no ───────────▶ ethereumjs' event
@@ -12,11 +13,21 @@
  * tracer registers a no-op listener alongside the consumer. One more step geth logs and
  * ethereumjs never runs: when execution runs off the end of the code, geth's interpreter reads a
  * STOP there (Contract.GetOp past the end) and logs it; the wrapped Interpreter.run hands the
- * consumer that STOP too. Without install (in-process
- * execution), tracers get ethereumjs' event as before: the results are the same.
+ * consumer that STOP too. With no consumer set, ethereumjs' event is emitted as before.
  */
 import type { InterpreterStep } from '@ethereumjs/evm'
-import { envOf } from '../leanRun.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: ethereumjs' interpreter internals are untyped
+type Interp = any
+
+/** Where the patched interpreter keeps a frame's environment (its `_env` reads empty once finished). */
+export const INTERPRETER_ENV = Symbol('ibex.interpreter.env')
+
+/** The environment of a frame's interpreter (its address, contract, depth, …), finished or not. */
+export function envOf(interp: { _env: unknown }): unknown {
+  const i = interp as Interp
+  return INTERPRETER_ENV in i ? i[INTERPRETER_ENV] : i._env
+}
 
 export type StepConsumer = (step: InterpreterStep) => void | Promise<void>
 
@@ -24,11 +35,7 @@ let consumer: StepConsumer | undefined
 const OP_STOP = 0x00
 /** Opcodes that end a frame themselves: after them there is no implicit STOP. */
 const HALTING_OPS = new Set([0x00, 0xf3, 0xfd, 0xfe, 0xff])
-let installed: Promise<boolean> | undefined
-let ready = false
 
-// biome-ignore lint/suspicious/noExplicitAny: ethereumjs' interpreter internals are untyped
-type Interp = any
 
 /** The fields of ethereumjs' step event, read from the interpreter when asked. */
 class LazyStep {
@@ -88,42 +95,25 @@ class LazyStep {
   }
 }
 
-/** Wraps the interpreter's step hook (once per thread); true when done. */
-export function installStepHook(): Promise<boolean> {
-  installed ??= (async () => {
-    const entry = import.meta.resolve('@ethereumjs/evm')
-    const { Interpreter } = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter: { prototype: Interp } }
-    const original = Interpreter.prototype._runStepHook
-    const run = Interpreter.prototype.run
-    if (typeof original !== 'function' || typeof run !== 'function') return false
-    Interpreter.prototype._runStepHook = function (this: Interp, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint) {
-      if (consumer === undefined) return original.call(this, dynamicFee, gasLeft, memorySize)
-      return consumer(new LazyStep(this, dynamicFee, gasLeft, memorySize) as unknown as InterpreterStep)
-    }
-    Interpreter.prototype.run = async function (this: Interp, code: Uint8Array, opts?: unknown) {
-      const result = await run.call(this, code, opts)
-      const rs = this._runState
-      const ranOffTheEnd =
-        consumer !== undefined &&
-        result.exceptionError === undefined &&
-        rs.code.length > 0 &&
-        rs.programCounter >= rs.code.length &&
-        !HALTING_OPS.has(rs.opCode)
-      if (ranOffTheEnd) {
-        const stop = consumer?.(new LazyStep(this, 0n, this.getGasLeft(), rs.memoryWordCount, OP_STOP) as unknown as InterpreterStep)
-        if (stop !== undefined) await stop
-      }
-      return result
-    }
-    ready = true
-    return true
-  })()
-  return installed
+/** True while a consumer is set: the patched _runStepHook hands it the steps. */
+export function hasStepConsumer(): boolean {
+  return consumer !== undefined
 }
 
-/** True once installStepHook() has completed in this thread. */
-export function stepHookReady(): boolean {
-  return ready
+/** The step of `interp` handed to the consumer (the patched Interpreter._runStepHook). */
+export function consumeStep(interp: Interp, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): void | Promise<void> {
+  return consumer?.(new LazyStep(interp, dynamicFee, gasLeft, memorySize) as unknown as InterpreterStep)
+}
+
+/**
+ * After a frame of `interp` finished (the patched Interpreter.run): when it ran off the end of
+ * its code without error, the STOP geth logs there, handed to the consumer.
+ */
+export function implicitStop(interp: Interp, exceptionError: unknown): void | Promise<void> {
+  if (consumer === undefined || exceptionError !== undefined) return
+  const rs = interp._runState
+  if (rs.code.length === 0 || rs.programCounter < rs.code.length || HALTING_OPS.has(rs.opCode)) return
+  return consumer(new LazyStep(interp, 0n, interp.getGasLeft(), rs.memoryWordCount, OP_STOP) as unknown as InterpreterStep)
 }
 
 /** Sets (or clears) the function every opcode of this thread's EVMs is handed to. */
@@ -135,4 +125,13 @@ export function setStepConsumer(fn: StepConsumer | undefined): void {
 export function stackLength(step: InterpreterStep): number {
   const lazy = (step as { stackLength?: number }).stackLength
   return lazy ?? step.stack.length
+}
+
+/**
+ * Makes sure the EVM patches are installed (src/exec/evmPatches.ts wraps the step hook with the
+ * others); true once done. Kept for the worker start-up (pool/context.ts).
+ */
+export async function installStepHook(): Promise<boolean> {
+  await (await import('../evmPatches.js')).installEvmPatches()
+  return true
 }

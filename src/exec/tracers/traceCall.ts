@@ -6,7 +6,9 @@
  */
 import { createBlockHeader } from '@ethereumjs/block'
 import { Address } from '@ethereumjs/util'
-import { buildTx, type CallRequest, callGas, hasFees } from '../call.js'
+import { callGas } from '../call.js'
+import { InsufficientFundsError, messageFeeError, senderText } from '../errors.js'
+import { buildTx, type CallRequest, hasFees } from '../runMessage.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { stateAt } from '../../state/index.js'
 import { createChainVM } from '../vm.js'
@@ -35,9 +37,9 @@ export async function traceCall(chain: TraceChain, p: TraceCallParams, opts: Tra
   const balance = account?.balance ?? 0n
   const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
   const needed = gas * feeCap + (req.value ?? 0n)
-  if (balance < needed) {
-    throw new TraceError(`tracing failed: insufficient funds for gas * price + value: address ${from.toString()} have ${balance} want ${needed}`)
-  }
+  // geth's preCheck order: fees, then funds; both answer `tracing failed: <why>`
+  const why = messageFeeError(req, block.header.baseFeePerGas) ?? (balance < needed ? new InsufficientFundsError(senderText(req.from), balance, needed) : undefined)
+  if (why !== undefined) throw new TraceError(`tracing failed: ${why.shortMessage}`, { cause: why })
   const header =
     !hasFees(req) && block.header.baseFeePerGas !== undefined
       ? createBlockHeader({ ...block.header.toJSON(), baseFeePerGas: 0n }, { common, skipConsensusFormatValidation: true })
