@@ -193,7 +193,8 @@ export function classifyEvmError(err: unknown, ctx: EvmFailureContext): IbexErro
     return new TipAboveFeeCapError(senderText(ctx.from), ctx.maxPriorityFeePerGas ?? 0n, feeCap)
   }
   const low = /maxFeePerGas \((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/.exec(text)
-  if (low !== null) return new FeeCapTooLowError(senderText(ctx.from), BigInt(low[1] as string), BigInt(low[2] as string))
+  if (low !== null)
+    return new FeeCapTooLowError(senderText(ctx.from), BigInt(low[1] as string), BigInt(low[2] as string))
   return new EngineError(err)
 }
 

@@ -127,6 +127,11 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   simServer: SERVER,
 }
 
+/** Every kind the table knows (tests check each has its code and wording). */
+export function errorKinds(): ErrorKind[] {
+  return Object.keys(CODE_OF_KIND) as ErrorKind[]
+}
+
 /** errorCodeOf: the JSON-RPC code of a kind (simulated call results carry it inside the result). */
 export function errorCodeOf(kind: ErrorKind): number {
   return CODE_OF_KIND[kind]

@@ -66,20 +66,29 @@ class RemoteError extends IbexError {
  * reviveError: the error `wire` describes, as an instance of its class when `classes` holds it
  * (instanceof and the typed fields work as before the hop), else with its kind and facts only.
  */
-export function reviveError(wire: ErrorWire, classes: ReadonlyMap<string, abstract new (...args: never[]) => IbexError>): IbexError {
+export function reviveError(
+  wire: ErrorWire,
+  classes: ReadonlyMap<string, abstract new (...args: never[]) => IbexError>,
+): IbexError {
   const cls = classes.get(wire.name)
   const err: IbexError = cls === undefined ? new RemoteError(wire) : Object.create(cls.prototype)
   if (cls !== undefined) {
     // built without its constructor (the facts are already computed): set what Error would
     Object.defineProperty(err, 'message', { value: wire.shortMessage, writable: true, configurable: true })
-    Object.defineProperty(err, 'stack', { value: `${wire.name}: ${wire.shortMessage}`, writable: true, configurable: true })
+    Object.defineProperty(err, 'stack', {
+      value: `${wire.name}: ${wire.shortMessage}`,
+      writable: true,
+      configurable: true,
+    })
   }
   return Object.assign(err, wire.fields)
 }
 
 /** errorClasses: a lookup for reviveError, by class name. */
 export function errorClasses(
-  ...classes: (abstract new (...args: never[]) => IbexError)[]
+  ...classes: (abstract new (
+    ...args: never[]
+  ) => IbexError)[]
 ): ReadonlyMap<string, abstract new (...args: never[]) => IbexError> {
   return new Map(classes.map((c) => [c.name, c]))
 }
