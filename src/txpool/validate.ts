@@ -8,7 +8,7 @@ import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import type { PoolTx } from './index.js'
-import { TxPoolError, txErrors } from './errors.js'
+import { txErrors } from './errors.js'
 import { primedSender } from './recovery.js'
 
 /** Largest transaction accepted, bytes (geth: 4 slots of 32 KiB = 128 KiB). */
@@ -58,6 +58,12 @@ function signedChainId(raw: Uint8Array): bigint | undefined {
   }
 }
 
+/**
+ * What a client hears when the bytes do not decode as a transaction. geth names the Go type its
+ * RLP decoder stopped in; the decoder here is another library, whose text stays in the log.
+ */
+export const UNDECODABLE_TX = 'rlp: invalid transaction encoding'
+
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length === 0) throw txErrors.decode('typed transaction too short')
   const chainId = signedChainId(raw)
@@ -69,7 +75,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
     if (/not supported|unknown|invalid tx type|Transaction type/i.test(msg) && (raw[0] as number) < 0x7f) {
       throw txErrors.typeNotSupported()
     }
-    throw txErrors.decode(`rlp: ${msg.split('\n')[0]}`)
+    throw txErrors.decode(UNDECODABLE_TX, err)
   }
 }
 
@@ -130,7 +136,7 @@ export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext
   if (ctx.common.isActivatedEIP(7623)) {
     const floor = calldataFloor(tx.data)
     if (tx.gasLimit < floor) {
-      throw new TxPoolError(`insufficient gas for floor data gas cost: gas ${tx.gasLimit}, minimum needed ${floor}`)
+      throw txErrors.floorDataGas(tx.gasLimit, floor)
     }
   }
   if (ctx.priceLimit > 0n && tipCap < ctx.priceLimit) throw txErrors.underpriced(tipCap, ctx.priceLimit)
