@@ -33,7 +33,8 @@ import type {
 import type { FilterSystem } from '../filters/index.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
-import { ServerError } from './errors.js'
+import { HeaderForHashNotFoundError } from '../filters/errors.js'
+import { HeaderNotFoundError, ServerError } from './errors.js'
 import type { BlockRef, FilterCriteria } from './params/index.js'
 
 /** The two account fields the eth_ state methods answer from (an absent account: both 0). */
@@ -139,12 +140,12 @@ export function resolveBlock(b: Backend, ref: BlockRef): ChainBlock | undefined 
 export function stateBlock(b: Backend, ref: BlockRef): ChainBlock {
   if (ref.kind === 'hash') {
     const block = b.blockByHash(ref.hash)
-    if (block === undefined) throw new ServerError('header for hash not found')
+    if (block === undefined) throw new HeaderForHashNotFoundError()
     if (ref.requireCanonical && !b.isCanonical(block)) throw new ServerError('hash is not currently canonical')
     return block
   }
   const block = resolveBlock(b, ref)
-  if (block === undefined) throw new ServerError('header not found')
+  if (block === undefined) throw new HeaderNotFoundError()
   return block
 }
 

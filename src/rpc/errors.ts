@@ -36,6 +36,8 @@ export const ERROR_CODE = {
   /** geth's errcodeResponseTooLarge. */
   responseTooLarge: -32003,
   limitExceeded: -32005,
+  /** geth's errCodeClientLimitExceeded (eth_getStorageValues, eth_simulateV1 block count). */
+  clientLimitExceeded: -38026,
   /** A call's own VM failure inside an eth_simulateV1 result. */
   simVmError: -32015,
   revert: 3,
@@ -120,7 +122,7 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   simBlockTimestampInvalid: -38021,
   simSenderIsNotEOA: -38024,
   simMaxInitCodeSizeExceeded: -38025,
-  simClientLimitExceeded: -38026,
+  simClientLimitExceeded: ERROR_CODE.clientLimitExceeded,
   simInvalidParams: INVALID_PARAMS,
   simInternal: ERROR_CODE.internal,
   simVmError: ERROR_CODE.simVmError,
@@ -234,10 +236,10 @@ export class GenesisNotTraceableError extends ServerError {
   }
 }
 
-/** -32000 `<what> <name> not found` (`block #5 not found`, `transaction 0x… not found`), as geth's debug API words it. */
+/** -32000 `<subject> not found` (`block #5 not found`, `transaction not found`), as geth's debug API words it. */
 export class NotFoundError extends ServerError {
-  constructor(what: string, name: string) {
-    super(`${what} ${name} not found`)
+  constructor(subject: string) {
+    super(`${subject} not found`)
   }
 }
 
@@ -265,7 +267,7 @@ export class ResponseTooLargeError extends RpcError {
 /** -38026: a request asks for more than the client serves at once (geth's errcodeClientLimitExceeded). */
 export class ClientLimitExceededError extends RpcError {
   constructor(message: string) {
-    super(-38026, message)
+    super(ERROR_CODE.clientLimitExceeded, message)
   }
 }
 

@@ -8,7 +8,7 @@ import { logsBloom } from '../../chain/bloom.js'
 import { encodeConsensusReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { type Backend, resolveBlock } from '../backend.js'
-import { ServerError } from '../errors.js'
+import { NotFoundError } from '../errors.js'
 import { toData } from '../hex.js'
 import { type BlockRef, BlockTag, Hash } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
@@ -18,7 +18,7 @@ function blockOf(b: Backend, ref: BlockRef, what: 'block' | 'header'): ChainBloc
   const block = resolveBlock(b, ref)
   if (block !== undefined) return block
   const name = ref.kind === 'hash' ? toData(ref.hash) : ref.kind === 'number' ? `#${ref.number}` : ref.tag
-  throw new ServerError(`${what} ${name} not found`)
+  throw new NotFoundError(`${what} ${name}`)
 }
 
 /** The block as `geth export` and the eth wire protocol encode it. */

@@ -24,7 +24,7 @@ import {
 } from '../../exec/pool/index.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { type Backend, resolveBlock, stateBlock } from '../backend.js'
-import { InvalidParamsError, ServerError } from '../errors.js'
+import { GenesisNotTraceableError, InvalidParamsError, NotFoundError, ServerError } from '../errors.js'
 import { toData } from '../hex.js'
 import { BlockNumber, BlockTag, CallObject, Data, Hash, optional } from '../params/index.js'
 import { method, type Namespace, type ParamDecoder, RawJson } from '../types.js'
@@ -76,7 +76,7 @@ const CallTraceConfig: ParamDecoder<TraceCallConfig> = optional(
 )
 
 function traceable(block: ChainBlock): ChainBlock {
-  if (block.header.number === 0n) throw new ServerError('genesis is not traceable')
+  if (block.header.number === 0n) throw new GenesisNotTraceableError()
   return block
 }
 
@@ -89,18 +89,18 @@ export const debugTraceNamespace: Namespace<Backend> = {
   methods: {
     debug_traceTransaction: method([Hash, TraceConfig], async (b, [hash, options]) => {
       const loc = b.txLocation(hash)
-      if (loc === undefined) throw new ServerError('transaction not found')
-      if (loc.blockNumber === 0n) throw new ServerError('genesis is not traceable')
+      if (loc === undefined) throw new NotFoundError('transaction')
+      if (loc.blockNumber === 0n) throw new GenesisNotTraceableError()
       return new RawJson(await b.traceTransaction(loc, options))
     }),
     debug_traceBlockByNumber: method([BlockNumber, TraceConfig], async (b, [ref, options]) => {
       const block = resolveBlock(b, ref)
-      if (block === undefined) throw new ServerError(`block #${ref.kind === 'number' ? ref.number : ref.kind} not found`)
+      if (block === undefined) throw new NotFoundError(`block #${ref.kind === 'number' ? ref.number : ref.kind}`)
       return traceBlock(b, block, options)
     }),
     debug_traceBlockByHash: method([Hash, TraceConfig], async (b, [hash, options]) => {
       const block = b.blockByHash(hash)
-      if (block === undefined) throw new ServerError(`block ${toData(hash)} not found`)
+      if (block === undefined) throw new NotFoundError(`block ${toData(hash)}`)
       return traceBlock(b, block, options)
     }),
     debug_traceBlock: method([Data, TraceConfig], async (b, [rlp, options]) => new RawJson(await b.traceRawBlock(rlp, options))),

@@ -1,5 +1,5 @@
 /** Positional params of a call, decoded as geth's rpc package does (the dispatcher's and eth_subscribe's). */
-import { InvalidParamsError, RpcError } from '../errors.js'
+import { InvalidParamsError, NonArrayArgsError, RpcError } from '../errors.js'
 import type { ParamDecoder } from '../types.js'
 
 /**
@@ -12,7 +12,7 @@ export function decodeParams(decoders: readonly ParamDecoder<unknown>[], raw: un
   let given: readonly unknown[]
   if (raw === undefined || raw === null) given = []
   else if (Array.isArray(raw)) given = raw
-  else throw new InvalidParamsError('non-array args')
+  else throw new NonArrayArgsError()
   const want = decoders.length
   const out = new Array<unknown>(want)
   let deferred: RpcError | undefined

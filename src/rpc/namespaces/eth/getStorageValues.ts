@@ -1,7 +1,7 @@
 /** eth_getStorageValues: many storage slots of many accounts at one block, in one state read. */
 import { setLengthLeft } from '@ethereumjs/util'
 import { type Backend, stateBlock } from '../../backend.js'
-import { InvalidParamsError, RpcError } from '../../errors.js'
+import { ClientLimitExceededError, InvalidParamsError } from '../../errors.js'
 import { toData } from '../../hex.js'
 import { BlockTag, LATEST, optional } from '../../params/index.js'
 import { StorageRequests } from '../../params/storageRequests.js'
@@ -9,8 +9,6 @@ import { method, type MethodTable } from '../../types.js'
 
 /** Most slots one call may read (geth's maxGetStorageSlots). */
 export const MAX_GET_STORAGE_SLOTS = 1024
-/** geth's code for a request over a client limit (errCodeClientLimitExceeded). */
-export const CLIENT_LIMIT_EXCEEDED = -38026
 /** Bytes of a storage word. */
 const WORD_BYTES = 32
 
@@ -22,7 +20,7 @@ export const getStorageValuesMethods: MethodTable<Backend> = {
       for (const r of requests) {
         total += r.slots.length
         if (total > MAX_GET_STORAGE_SLOTS) {
-          throw new RpcError(CLIENT_LIMIT_EXCEEDED, `too many slots (max ${MAX_GET_STORAGE_SLOTS})`)
+          throw new ClientLimitExceededError(`too many slots (max ${MAX_GET_STORAGE_SLOTS})`)
         }
       }
       if (total === 0) throw new InvalidParamsError('empty request')

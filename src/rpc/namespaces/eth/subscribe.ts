@@ -7,7 +7,7 @@
  */
 import type { ChainEvents, SubscriptionKind } from '../../../filters/index.js'
 import { Subscriptions } from '../../../filters/index.js'
-import { ERROR_CODE, InvalidParamsError, RpcError, ServerError } from '../../errors.js'
+import { ERROR_CODE, InvalidParamsError, NonArrayArgsError, RpcError, SubscriptionNotFoundError } from '../../errors.js'
 import { Bool, type FilterCriteria, FilterOptions, optional, stringParam } from '../../params/index.js'
 import { decodeParams, type RpcSession } from '../../server/dispatch.js'
 import type { DecodedParams, ParamDecoder } from '../../types.js'
@@ -54,7 +54,7 @@ export class EthSubscriptionSession implements RpcSession {
   }
 
   subscribe(namespace: string, params: unknown): string {
-    if (!Array.isArray(params)) throw new InvalidParamsError('non-array args')
+    if (!Array.isArray(params)) throw new NonArrayArgsError()
     const name = params[0]
     if (typeof name !== 'string') throw new InvalidParamsError('expected subscription name as first argument')
     const def =
@@ -69,7 +69,7 @@ export class EthSubscriptionSession implements RpcSession {
   }
 
   unsubscribe(id: string): boolean {
-    if (!this.#subs.remove(id)) throw new ServerError('subscription not found')
+    if (!this.#subs.remove(id)) throw new SubscriptionNotFoundError()
     return true
   }
 
