@@ -7,16 +7,10 @@ function load(...argv: string[]) {
   return loadConfig(argv, {})
 }
 
-function errorOf(argv: string[]): string {
-  try {
-    loadConfig(argv, {})
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    const message = (err as Error).message
-    expect(message).not.toContain('\n')
-    return message
-  }
-  throw new Error(`expected a ConfigError for ${argv.join(' ')}`)
+/** rejects: loading `argv` throws a ConfigError with exactly `message`. */
+function rejects(argv: string[], message: string): void {
+  expect(() => loadConfig(argv, {})).toThrow(ConfigError)
+  expect(() => loadConfig(argv, {})).toThrow(new ConfigError(message))
 }
 
 describe('commands', () => {
@@ -32,28 +26,20 @@ describe('commands', () => {
   })
 
   it('rejects unknown commands and flags before a command', () => {
-    expect(errorOf(['serve'])).toBe(
-      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
-    )
-    expect(errorOf(['help', 'serve'])).toBe(
-      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
-    )
-    expect(errorOf(['--network', 'dev'])).toBe(
-      'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)',
-    )
+    rejects(['serve'], 'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)')
+    rejects(['help', 'serve'], 'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)')
+    rejects(['--network', 'dev'], 'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)')
   })
 
   it('reads import and export arguments', () => {
     expect(load('import', '--datadir', 'd', 'chain.rlp').extra).toMatchObject({ file: 'chain.rlp' })
     expect(load('export', 'out.rlp').extra).toEqual({ args: ['out.rlp'], file: 'out.rlp' })
     expect(load('export', 'out.rlp', '5', '0x10').extra).toMatchObject({ file: 'out.rlp', first: 5n, last: 16n })
-    expect(errorOf(['import'])).toBe('missing FILE: ibex import --datadir DIR FILE.rlp')
-    expect(errorOf(['export'])).toBe('missing FILE: ibex export --datadir DIR FILE.rlp [FIRST [LAST]]')
-    expect(errorOf(['import', 'a.rlp', 'b.rlp'])).toBe('unexpected argument "b.rlp" for ibex import')
-    expect(errorOf(['export', 'a.rlp', 'one'])).toBe(
-      'invalid FIRST block "one": expected a block number (decimal or 0x hex)',
-    )
-    expect(errorOf(['export', 'a.rlp', '9', '3'])).toBe('invalid block range 9..3: LAST must not be below FIRST')
+    rejects(['import'], 'missing FILE: ibex import --datadir DIR FILE.rlp')
+    rejects(['export'], 'missing FILE: ibex export --datadir DIR FILE.rlp [FIRST [LAST]]')
+    rejects(['import', 'a.rlp', 'b.rlp'], 'unexpected argument "b.rlp" for ibex import')
+    rejects(['export', 'a.rlp', 'one'], 'invalid FIRST block "one": expected a block number (decimal or 0x hex)')
+    rejects(['export', 'a.rlp', '9', '3'], 'invalid block range 9..3: LAST must not be below FIRST')
     expect(load('import', '--', '--odd-name.rlp').extra.file).toBe('--odd-name.rlp')
   })
 
@@ -64,18 +50,10 @@ describe('commands', () => {
       addresses: addresses.split(','),
       chainId: 99,
     })
-    expect(errorOf(['genesis', '--out', 'x'])).toBe(
-      'ibex genesis needs exactly one of --validators N or --addresses LIST',
-    )
-    expect(errorOf(['genesis', '--validators', '2'])).toBe('ibex genesis needs --out DIR')
-    expect(errorOf(['genesis', '--validators', '0', '--out', 'x'])).toBe(
-      'invalid --validators "0": expected an integer 1-1000',
-    )
-    expect(errorOf(['genesis', '--addresses', '0x12', '--out', 'x'])).toBe(
-      'invalid --addresses "0x12": expected a comma-separated list of 0x-prefixed 20-byte addresses',
-    )
-    expect(errorOf(['genesis', '--validators', '1', '--out', 'x', '--chain-id', '0'])).toBe(
-      'invalid --chain-id "0": expected an integer >= 1',
-    )
+    rejects(['genesis', '--out', 'x'], 'ibex genesis needs exactly one of --validators N or --addresses LIST')
+    rejects(['genesis', '--validators', '2'], 'ibex genesis needs --out DIR')
+    rejects(['genesis', '--validators', '0', '--out', 'x'], 'invalid --validators "0": expected an integer 1-1000')
+    rejects(['genesis', '--addresses', '0x12', '--out', 'x'], 'invalid --addresses "0x12": expected a comma-separated list of 0x-prefixed 20-byte addresses')
+    rejects(['genesis', '--validators', '1', '--out', 'x', '--chain-id', '0'], 'invalid --chain-id "0": expected an integer >= 1')
   })
 })
