@@ -19,7 +19,7 @@ let blockTag = ''
 let baseFee = 0n
 
 beforeAll(async () => {
-  const node = await startNode()
+  const node = await startNode({ args: ['--http.api', 'eth,net,web3,debug'] })
   url = node.url
   const block = await rpc<{ number: string; baseFeePerGas: string }>(url, 'eth_getBlockByNumber', ['latest', false])
   blockTag = block.number
