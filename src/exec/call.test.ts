@@ -17,7 +17,7 @@ import { devAccounts } from '../config/accounts.js'
 import { validateTransaction } from '../txpool/validate.js'
 import { call } from './call.js'
 import { callStateFor } from './callState.js'
-import { ExecutionError, ExecutionRevertedError } from './errors.js'
+import { ExecutionError, ExecutionRevertedError, IntrinsicGasError } from './errors.js'
 import { keepFullFrameResults } from './evmPatches.js'
 import { type CallRequest, type Env, type MessageOptions, runMessage } from './runMessage.js'
 import { openTestChain } from './testing.js'
@@ -178,7 +178,7 @@ describe('eth_call: the fast layer against the ethereumjs layer', () => {
     await expect(call(s.env, { from: s.from, to: s.reverter }, limits)).rejects.toEqual(new ExecutionRevertedError(hexToBytes('0xdeadbeef')))
     await expect(call(s.env, { from: s.from, to: s.loop, gas: 50_000n }, limits)).rejects.toEqual(new ExecutionError('out of gas'))
     await expect(call(s.env, { from: s.from, to: s.probe, gas: 21_000n, data: hexToBytes('0x01') }, limits)).rejects.toEqual(
-      new ExecutionError('intrinsic gas too low: have 21000, want 21016'),
+      new IntrinsicGasError(21_000n, 21_016n),
     )
     await s.chain.db.close()
   })

@@ -66,6 +66,17 @@ export class IntrinsicGasError extends IbexError {
   }
 }
 
+/** geth's ErrFloorDataGas (EIP-7623): the gas covers the intrinsic cost but not the calldata floor. */
+export class FloorDataGasError extends IbexError {
+  readonly kind = 'messageFloorDataGas'
+  constructor(
+    readonly gas: bigint,
+    readonly floor: bigint,
+  ) {
+    super(`insufficient gas for floor data gas cost: have ${gas}, want ${floor}`)
+  }
+}
+
 /** geth's ErrFeeCapTooLow: the fee cap is below the block's base fee (calls and the transaction pool). */
 export class FeeCapTooLowError extends IbexError {
   readonly kind = 'feeCapTooLow'
@@ -119,6 +130,7 @@ export type ExecError =
   | InsufficientFundsError
   | InsufficientFundsForTransferError
   | IntrinsicGasError
+  | FloorDataGasError
   | FeeCapTooLowError
   | TipAboveFeeCapError
   | GasAllowanceExceededError
@@ -131,6 +143,7 @@ export const EXEC_ERRORS = [
   InsufficientFundsError,
   InsufficientFundsForTransferError,
   IntrinsicGasError,
+  FloorDataGasError,
   FeeCapTooLowError,
   TipAboveFeeCapError,
   GasAllowanceExceededError,
@@ -187,7 +200,13 @@ export interface EvmFailureContext extends MessageFees {
 export function classifyEvmError(err: unknown, ctx: EvmFailureContext): IbexError {
   if (err instanceof IbexError) return err
   const text = messageOf(err)
-  if (/gasLimit is too low|intrinsic gas/i.test(text)) return new IntrinsicGasError(ctx.gas, ctx.intrinsicGas())
+  if (/gasLimit is too low|intrinsic/i.test(text)) {
+    // ethereumjs says the same for EIP-7623's calldata floor, naming the floor as the minimum
+    const intrinsic = ctx.intrinsicGas()
+    const floor = /minimum gas limit of (\d+)/.exec(text)
+    if (ctx.gas >= intrinsic && floor !== null) return new FloorDataGasError(ctx.gas, BigInt(floor[1] as string))
+    return new IntrinsicGasError(ctx.gas, intrinsic)
+  }
   if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(text)) {
     const feeCap = ctx.maxFeePerGas ?? ctx.maxPriorityFeePerGas ?? 0n
     return new TipAboveFeeCapError(senderText(ctx.from), ctx.maxPriorityFeePerGas ?? 0n, feeCap)

@@ -5,6 +5,7 @@ import {
   ExecutionError,
   ExecutionRevertedError,
   FeeCapTooLowError,
+  FloorDataGasError,
   GasAllowanceExceededError,
   gethVmError,
   InsufficientFundsError,
@@ -161,6 +162,7 @@ const MODULE_ERRORS: [IbexError, number, string][] = [
   ],
   [new InsufficientFundsForTransferError(), -32000, 'insufficient funds for transfer'],
   [new IntrinsicGasError(21_000n, 21_016n), -32000, 'intrinsic gas too low: have 21000, want 21016'],
+  [new FloorDataGasError(21_016n, 21_040n), -32000, 'insufficient gas for floor data gas cost: have 21016, want 21040'],
   [
     new FeeCapTooLowError(ADDR, 1n, 818n),
     -32000,
@@ -303,6 +305,13 @@ describe('classifyEvmError: ethereumjs text in, our errors out', () => {
       `max priority fee per gas higher than max fee per gas: address ${ADDR}, maxPriorityFeePerGas: 2, maxFeePerGas: 1`,
     )
     expect(classifyEvmError(new Error('gasLimit is too low. given 21000, need at least 21016'), ctx)).toEqual(
+      new IntrinsicGasError(21_000n, 21_016n),
+    )
+    const floor = 'INTRINSIC_GAS_TOO_LOW: tx gas limit 21020 is lower than the minimum gas limit of 21040 (vm hf=prague'
+    expect(classifyEvmError(new Error(floor), { ...ctx, gas: 21_020n })).toEqual(
+      new FloorDataGasError(21_020n, 21_040n),
+    )
+    expect(classifyEvmError(new Error(floor.replace('21020', '21000')), ctx)).toEqual(
       new IntrinsicGasError(21_000n, 21_016n),
     )
   })

@@ -95,6 +95,7 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   insufficientFunds: SERVER,
   insufficientFundsForTransfer: SERVER,
   intrinsicGas: SERVER,
+  messageFloorDataGas: SERVER,
   feeCapTooLow: SERVER,
   tipAboveFeeCap: SERVER,
   gasAllowanceExceeded: SERVER,
