@@ -5,14 +5,14 @@
  * Prints admission and build rates (tx/s), the median of R runs. The write path's ceiling: a node
  * cannot finalize more transfers per second than it builds.
  *
- *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3] [parallel=off|on]
+ *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3] [transfers=on|off|both]
  *
- * `on` builds with parallel execution (src/exec/parallel, `[exec] parallel_execution`): plain
- * transfers never reach its threshold, so this shows what the option costs a transfer load.
+ * `off` runs every transfer through runTx instead of the transfers layer of the block executor
+ * (src/exec/transfers.ts); `both` measures both in the same run, for the layer's before/after.
  *   profile: node --cpu-prof --cpu-prof-dir=prof dist/bench/block-exec.js 6000 2000 1
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
 import { openDatabase } from '../src/chain/db.js'
@@ -21,7 +21,6 @@ import { ChainStore } from '../src/chain/store.js'
 import { defaultConfig } from '../src/config/defaults.js'
 import { buildGenesis } from '../src/config/genesis.js'
 import { BlockBuilder } from '../src/exec/blockBuilder.js'
-import { Speculator } from '../src/exec/parallel/index.js'
 import { headAdmission } from '../src/exec/testing.js'
 import { TrieStore } from '../src/state/index.js'
 import type { PoolTx } from '../src/txpool/index.js'
@@ -32,7 +31,7 @@ import { bytes, derivedKey, signTx } from './seed/sign.js'
 const TXS = Number(process.argv[2] ?? 6000)
 const SENDERS = Number(process.argv[3] ?? 2000)
 const RUNS = Number(process.argv[4] ?? 3)
-const PARALLEL = process.argv[5] === 'on'
+const TRANSFERS = process.argv[5] ?? 'on'
 const SINK = bytes(`0x${'5e'.repeat(20)}`)
 
 function median(xs: number[]): number {
@@ -40,7 +39,7 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number
 }
 
-async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: number; build: number; blocks: number }> {
+async function once(raws: Uint8Array[], senders: string[], fastTransfers: boolean): Promise<{ admit: number; build: number; blocks: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'ibex-block-exec-'))
   try {
     const validator = derivedKey('validator', 0)
@@ -66,10 +65,6 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       trie,
       true,
     )
-    const speculator = PARALLEL
-      ? new Speculator({ db, store, common, genesis, workers: availableParallelism(), cacheBytes: 64 * 1024 * 1024, workerHeapMb: 0 })
-      : undefined
-    speculator?.start()
     const builder = await BlockBuilder.create({
       store,
       common,
@@ -78,7 +73,7 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       coinbase: validator.address,
       baseFeeRecipient: undefined,
       syncWrites: true,
-      speculator,
+      fastTransfers,
     })
     const ctx = headAdmission(db, store, common)
     let t = performance.now()
@@ -96,7 +91,6 @@ async function once(raws: Uint8Array[], senders: string[]): Promise<{ admit: num
       remaining = remaining.filter((p) => !done.has(p.hashHex))
     }
     const buildMs = performance.now() - t
-    await speculator?.close()
     await db.close()
     return { admit: (raws.length / admitMs) * 1000, build: (raws.length / buildMs) * 1000, blocks }
   } finally {
@@ -120,19 +114,21 @@ for (let i = 0; i < TXS; i++) {
     ),
   )
 }
-const admit: number[] = []
-const build: number[] = []
-for (let r = 0; r < RUNS; r++) {
-  const o = await once(
-    raws,
-    keys.map((k) => k.hex),
-  )
-  admit.push(o.admit)
-  build.push(o.build)
+const modes = TRANSFERS === 'both' ? [true, false] : [TRANSFERS !== 'off']
+for (const fastTransfers of modes) {
+  const admit: number[] = []
+  const build: number[] = []
+  for (let r = 0; r < RUNS; r++) {
+    const o = await once(
+      raws,
+      keys.map((k) => k.hex),
+      fastTransfers,
+    )
+    admit.push(o.admit)
+    build.push(o.build)
+    console.log(`run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`)
+  }
   console.log(
-    `run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`,
+    `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders, transfers layer ${fastTransfers ? 'on' : 'off'}): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
   )
 }
-console.log(
-  `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders, parallel execution ${PARALLEL ? 'on' : 'off'}): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
-)

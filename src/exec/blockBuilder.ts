@@ -1,10 +1,10 @@
 /**
- * Block assembly for a producing validator: our own loop over `runTx` (ethereumjs'
+ * Block assembly for a producing validator: the block executor of blockExec.ts (ethereumjs'
  * `buildBlock` is quadratic in the number of transactions), then roots, the IBFT seal and
  * one atomic commit of block + receipts + state.
  *
- *   candidates ─▶ pre-block system calls ─▶ runTx each (skip what does not fit, drop what
- *   is invalid) ─▶ base fee to its recipient ─▶ state root ─▶ tx / receipt roots, bloom ─▶
+ *   candidates ─▶ pre-block system calls ─▶ each transaction: a plain transfer directly,
+ *   the rest through runMessage.ts (skip what does not fit, drop what is invalid) ─▶ base fee to its recipient ─▶ state root ─▶ tx / receipt roots, bloom ─▶
  *   header ─▶ seal ─▶ ChainStore.commitBlock (one WriteBatch, fsynced)
  *
  * The builder keeps one state manager across blocks (its caches stay warm); after a failed
@@ -28,7 +28,6 @@ import {
 import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import { executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
-import type { Speculator } from './parallel/speculator.js'
 import { createChainVM } from './vm.js'
 
 export interface BuilderOptions {
@@ -43,8 +42,8 @@ export interface BuilderOptions {
   baseFeeRecipient: Uint8Array | undefined
   /** fsync every block commit (true in production; crash safety depends on it). */
   syncWrites: boolean
-  /** Parallel execution of contract transactions (src/exec/parallel); unset = sequential. */
-  speculator?: Speculator
+  /** Plain value transfers without the EVM (transfers.ts); default true, false to compare (bench/block-exec.ts). */
+  fastTransfers?: boolean
 }
 
 /**
@@ -74,8 +73,6 @@ export interface BuildResult {
   included: PoolTx[]
   /** Transactions found invalid while building (to be removed from the pool). */
   dropped: { ptx: PoolTx; reason: string }[]
-  /** Parallel execution: transactions speculated on workers, and those applied from their run. */
-  speculation: { sent: number; applied: number }
 }
 
 export class BlockBuilder {
@@ -131,7 +128,7 @@ export class BlockBuilder {
     )
     // the accounts this block changed, as committed: readers at the new head find them cached
     this.#sm.seedReadCache(store.db, block.header.stateRoot)
-    return { block, included: executed.included, dropped: executed.dropped, speculation: executed.speculation }
+    return { block, included: executed.included, dropped: executed.dropped }
   }
 
   /** Header fields, body execution and roots of the next block on `vm`/`sm` (src/exec/blockExec.ts). */
@@ -149,11 +146,10 @@ export class BlockBuilder {
     })
     const choice = { coinbase: this.#opts.coinbase, timestamp, extraData, gasLimit: parent.header.gasLimit }
     const fields = nextHeaderFields(parent, common, choice)
-    const speculator = this.#opts.speculator
     const executed = await executeTransactions(vm, sm, common, fields, candidates, {
       strict: false,
       baseFeeRecipient: this.#opts.baseFeeRecipient,
-      speculation: speculator === undefined ? undefined : { speculator, parentStateRoot: parent.header.stateRoot },
+      fastTransfers: this.#opts.fastTransfers,
     })
     const { header, transactionBytes } = await finishHeader(sm, common, fields, executed)
     return { header, transactionBytes, executed }
