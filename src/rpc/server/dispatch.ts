@@ -28,6 +28,7 @@ import {
   type JsonRpcErrorObject,
   MethodNotFoundError,
   NotificationsUnsupportedError,
+  ParseError,
   ResponseTooLargeError,
   RpcError,
   SubscriptionNotFoundError,
@@ -78,8 +79,10 @@ export interface DispatcherOptions<Ctx> {
 /** Sees each call once answered: its method, its error code (undefined = success) and the seconds it took. */
 export type CallObserver = (method: string, errorCode: number | undefined, seconds: number) => void
 
-const PARSE_ERROR_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
-const EMPTY_BATCH_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'
+/** A whole answer without an id, built once: `{"jsonrpc":"2.0","id":null,"error":{…}}`. */
+const idlessAnswer = (err: RpcError): string => JSON.stringify({ jsonrpc: '2.0', id: null, error: toJsonRpcError(err) })
+const PARSE_ERROR_BODY = idlessAnswer(new ParseError())
+const EMPTY_BATCH_BODY = idlessAnswer(new InvalidRequestError('empty batch'))
 const INVALID_REQUEST = toJsonRpcError(new InvalidRequestError('invalid request'))
 const BATCH_TOO_LARGE = toJsonRpcError(new InvalidRequestError('batch too large'))
 const NOTIFICATIONS_UNSUPPORTED = new NotificationsUnsupportedError()
