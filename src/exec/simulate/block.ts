@@ -15,7 +15,7 @@ import { BLOOM_BYTES, logsBloom, orBloom } from '../../chain/bloom.js'
 import { encodeConsensusReceipt, type LogTuple, type StoredReceipt } from '../../chain/receipt.js'
 import { EMPTY_UNCLES_HASH, orderedTrieRoot } from '../../chain/trieRoot.js'
 import { keccak256 } from '../../util/crypto.js'
-import { gethVmError } from '../errors.js'
+import { classifyTxError, gethVmError } from '../errors.js'
 import { replacePrecompiles, warmOnFirstUse } from '../evmPatches.js'
 import { runTransaction } from '../runMessage.js'
 import { applyPreBlockSystemCalls } from '../systemCalls.js'
@@ -273,8 +273,9 @@ async function runCall(
     }
     return result
   } catch (err) {
-    const msg = err instanceof Error ? (err.message.split(' (block number')[0] as string) : String(err)
-    throw new SimulationError(SIM_ERROR.internal, `err: ${msg} (supplied gas ${p.gas}, sender ${addressText(p.from)})`)
+    // geth's wording for what ethereumjs refused; its own text stays out of the answer
+    const why = classifyTxError(err, p.tx, env.header.baseFeePerGas).shortMessage
+    throw new SimulationError(SIM_ERROR.internal, `err: ${why} (supplied gas ${p.gas}, sender ${addressText(p.from)})`)
   } finally {
     unwarm()
     detach?.()
