@@ -1,7 +1,8 @@
 /**
  * eth_getLogs over a long range: a chain of N blocks (default 10,000) where every K-th block
  * (default 10) holds one log-emitting transaction, queried over the whole range through the log
- * index (src/filters/query.ts) and, for comparison, by the previous method (every header's
+ * index (src/filters/query.ts) with the log objects formatted as eth_getLogs answers them
+ * (src/rpc/format/log.ts) and, for comparison, by the previous method (every header's
  * bloom, then the receipts of the blocks that may match). Prints the time of each query and the
  * longest the event loop waited meanwhile (a 1 ms timer's worst lateness).
  *
@@ -15,8 +16,10 @@ import { hexToBytes } from '@ethereumjs/util'
 import { ChainStore } from '../src/chain/store.js'
 import { devAccounts } from '../src/config/accounts.js'
 import { openTestChain } from '../src/exec/testing.js'
+import type { ChainLog } from '../src/filters/index.js'
 import { bloomMayMatch, collectMatches, compileMatcher, decodedLogBlock } from '../src/filters/match.js'
 import { queryLogs } from '../src/filters/query.js'
+import { formatLogs } from '../src/rpc/format/log.js'
 import type { FilterCriteria } from '../src/rpc/params/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 
@@ -50,13 +53,13 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; stallMs: nu
 /** The previous eth_getLogs: every block, its header bloom, then its receipts (synchronous). */
 async function bloomScan(store: ChainStore, c: FilterCriteria, to: bigint): Promise<unknown[]> {
   const m = compileMatcher(c)
-  const out: Record<string, unknown>[] = []
+  const out: ChainLog[] = []
   for (let n = 0n; n <= to; n++) {
     const block = store.getBlockByNumber(n)
     if (block === undefined || !bloomMayMatch(block.header.logsBloom, m)) continue
     collectMatches(decodedLogBlock(block), store.getReceipts(block.hash) ?? [], m, out, 0, () => new Error('full'))
   }
-  return out
+  return formatLogs(out)
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ibex-logs-bench-'))
@@ -113,7 +116,7 @@ try {
   const limits = { maxBlockRange: 0, maxResults: 0 }
   for (const [name, c] of queries) {
     // fresh stores: no decoded block in memory from an earlier query
-    const indexed = await timed(() => queryLogs(new ChainStore(db, common), c, limits))
+    const indexed = await timed(() => queryLogs(new ChainStore(db, common), c, limits).then(formatLogs))
     const scanned = await timed(() => bloomScan(new ChainStore(db, common), c, head))
     if (indexed.result.length !== scanned.result.length) throw new Error(`${name}: results differ`)
     console.log(

@@ -20,8 +20,10 @@ import fastJson, { type ObjectSchema } from 'fast-json-stringify'
 import { bench, describe } from 'vitest'
 import type { LogTuple, StoredReceipt } from '../src/chain/receipt.js'
 import type { ChainBlock } from '../src/chain/store.js'
+import { ChainLog } from '../src/filters/index.js'
 import { formatBlock } from '../src/rpc/format/block.js'
-import { formatLog, formatReceipt } from '../src/rpc/format/receipt.js'
+import { formatLog } from '../src/rpc/format/log.js'
+import { formatReceipt } from '../src/rpc/format/receipt.js'
 import { formatTransaction } from '../src/rpc/format/transaction.js'
 import { derivedKey } from './seed/sign.js'
 
@@ -92,7 +94,15 @@ const receipt = {
 } as unknown as StoredReceipt
 
 const shapes = {
-  log: formatLog(transfer(0), { block, txHash: word(60), txIndex: 0, logIndex: 0 }),
+  log: formatLog(
+    new ChainLog(
+      transfer(0),
+      { hash: block.hash, number: header.number, timestamp: header.timestamp, logCount: 1 },
+      word(60),
+      0,
+      0,
+    ),
+  ),
   receipt: formatReceipt(block, [receipt], 0, txs[0] as (typeof txs)[number], 0),
   transaction: formatTransaction(txs[0] as (typeof txs)[number], {
     from: key.address,

@@ -1,17 +1,18 @@
 /**
  * ChainEvents: what filters and subscriptions listen to. The node emits a block once it is the
  * head (the sealer's onBlock) and a transaction once the pool makes it pending. A block's logs
- * are decoded and formatted at most once, and only when some listener asks for them.
+ * are read and placed (ChainLog) at most once, and only when some listener asks for them.
  */
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { Logger } from '../log.js'
 import type { PoolTx } from '../txpool/index.js'
-import { type BlockLog, blockLogs } from './match.js'
+import type { ChainLog } from './chainLog.js'
+import { blockLogs } from './match.js'
 
 export interface NewBlockEvent {
   block: ChainBlock
-  /** The block's logs with their JSON objects (computed on first call, then shared). */
-  logs(): readonly BlockLog[]
+  /** The block's logs with their positions (read on first call, then shared). */
+  logs(): readonly ChainLog[]
 }
 
 export type BlockListener = (event: NewBlockEvent) => void
@@ -20,12 +21,12 @@ export type PendingTxListener = (tx: PoolTx) => void
 class BlockEvent implements NewBlockEvent {
   readonly block: ChainBlock
   readonly #store: ChainStore
-  #logs: BlockLog[] | undefined
+  #logs: ChainLog[] | undefined
   constructor(block: ChainBlock, store: ChainStore) {
     this.block = block
     this.#store = store
   }
-  logs(): readonly BlockLog[] {
+  logs(): readonly ChainLog[] {
     if (this.#logs === undefined) {
       const hasLogs = this.block.header.logsBloom.some((b) => b !== 0)
       this.#logs = hasLogs ? blockLogs(this.block, this.#store.getReceipts(this.block.hash) ?? []) : []

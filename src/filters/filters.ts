@@ -11,13 +11,14 @@
  *
  * Expiry is exact: every access checks the deadline; a sweep every filter timeout (at least
  * FILTER_SWEEP_MIN_MS) frees abandoned filters. Ids are geth's rpc.ID: 0x + 16 random bytes in
- * hex without leading zeros.
+ * hex without leading zeros. Changes are domain values (block hashes, ChainLogs, pool
+ * transactions); the RPC layer formats them.
  */
 import { randomBytes } from 'node:crypto'
 import type { ChainStore } from '../chain/store.js'
-import { formatTransaction } from '../rpc/format/transaction.js'
 import type { PoolTx } from '../txpool/index.js'
 import { filterErrors } from './errors.js'
+import type { ChainLog } from './chainLog.js'
 import type { ChainEvents, NewBlockEvent } from './events.js'
 import { bloomMayMatch, compileMatcher, type LogMatcher, logMatches } from './match.js'
 import { inRange, type LogQuery, type LogQueryLimits, queryLogs } from './query.js'
@@ -31,22 +32,36 @@ export function newRpcId(): string {
   return `0x${hex === '' ? '0' : hex}`
 }
 
-type FilterKind = 'logs' | 'blocks' | 'pendingTxs'
+/** What a filter gathered since its last poll (eth_getFilterChanges), by filter kind. */
+export type FilterChanges =
+  | { readonly kind: 'blocks'; readonly hashes: Uint8Array[] }
+  | { readonly kind: 'logs'; readonly logs: ChainLog[] }
+  /** `fullTx`: the filter asked for transaction objects, not hashes. */
+  | { readonly kind: 'pendingTxs'; readonly txs: PoolTx[]; readonly fullTx: boolean }
+
+/** Empty changes of the same kind as `c`. */
+function emptyLike(c: FilterChanges): FilterChanges {
+  switch (c.kind) {
+    case 'blocks':
+      return { kind: 'blocks', hashes: [] }
+    case 'logs':
+      return { kind: 'logs', logs: [] }
+    case 'pendingTxs':
+      return { kind: 'pendingTxs', txs: [], fullTx: c.fullTx }
+  }
+}
 
 class InstalledFilter {
-  readonly kind: FilterKind
   readonly query: LogQuery | undefined
   readonly matcher: LogMatcher | undefined
-  readonly fullTx: boolean
   deadline: number
-  items: unknown[]
-  constructor(kind: FilterKind, query: LogQuery | undefined, fullTx: boolean, deadline: number) {
-    this.kind = kind
+  /** Gathered since the last poll. */
+  changes: FilterChanges
+  constructor(changes: FilterChanges, query: LogQuery | undefined, deadline: number) {
     this.query = query
     this.matcher = query === undefined ? undefined : compileMatcher(query)
-    this.fullTx = fullTx
     this.deadline = deadline
-    this.items = []
+    this.changes = changes
   }
 }
 
@@ -88,28 +103,28 @@ export class FilterSystem {
     if (fromBlock?.kind === 'number' && toBlock?.kind === 'number' && fromBlock.number > toBlock.number) {
       throw filterErrors.invalidRange()
     }
-    return this.#install(new InstalledFilter('logs', query, false, this.#deadline()))
+    return this.#install(new InstalledFilter({ kind: 'logs', logs: [] }, query, this.#deadline()))
   }
 
   newBlockFilter(): string {
-    return this.#install(new InstalledFilter('blocks', undefined, false, this.#deadline()))
+    return this.#install(new InstalledFilter({ kind: 'blocks', hashes: [] }, undefined, this.#deadline()))
   }
 
   newPendingTransactionFilter(fullTx: boolean): string {
-    return this.#install(new InstalledFilter('pendingTxs', undefined, fullTx, this.#deadline()))
+    return this.#install(new InstalledFilter({ kind: 'pendingTxs', txs: [], fullTx }, undefined, this.#deadline()))
   }
 
-  /** Items since the last poll; restarts the idle timeout. */
-  changes(id: string): unknown[] {
+  /** What the filter gathered since the last poll; restarts the idle timeout. */
+  changes(id: string): FilterChanges {
     const f = this.#live(id)
     f.deadline = this.#deadline()
-    const items = f.items
-    f.items = []
-    return items
+    const changes = f.changes
+    f.changes = emptyLike(changes)
+    return changes
   }
 
   /** Every log matching a log filter's criteria, resolved now (eth_getLogs with them). */
-  logs(id: string): Promise<Record<string, unknown>[]> {
+  logs(id: string): Promise<ChainLog[]> {
     const f = this.#live(id)
     if (f.query === undefined) throw filterErrors.notFound()
     return queryLogs(this.#store, f.query, this.limits)
@@ -158,16 +173,16 @@ export class FilterSystem {
     if (this.#filters.size === 0) return
     const now = this.#now()
     const block = e.block
-    const hash = `0x${Buffer.from(block.hash).toString('hex')}`
     for (const f of this.#filters.values()) {
       if (f.deadline < now) continue
-      if (f.kind === 'blocks') {
-        f.items.push(hash)
-      } else if (f.kind === 'logs') {
+      const c = f.changes
+      if (c.kind === 'blocks') {
+        c.hashes.push(block.hash)
+      } else if (c.kind === 'logs') {
         const q = f.query as LogQuery
         const m = f.matcher as LogMatcher
         if (!inRange(q, block.header.number) || !bloomMayMatch(block.header.logsBloom, m)) continue
-        for (const { log, json } of e.logs()) if (logMatches(log[0], log[1], m)) f.items.push(json)
+        for (const log of e.logs()) if (logMatches(log.address, log.topics, m)) c.logs.push(log)
       }
     }
   }
@@ -175,15 +190,8 @@ export class FilterSystem {
   #onPendingTx(tx: PoolTx): void {
     if (this.#filters.size === 0) return
     const now = this.#now()
-    let full: unknown
     for (const f of this.#filters.values()) {
-      if (f.kind !== 'pendingTxs' || f.deadline < now) continue
-      if (f.fullTx) {
-        full ??= formatTransaction(tx.tx, { from: tx.sender })
-        f.items.push(full)
-      } else {
-        f.items.push(tx.hashHex)
-      }
+      if (f.changes.kind === 'pendingTxs' && f.deadline >= now) f.changes.txs.push(tx)
     }
   }
 }

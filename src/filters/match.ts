@@ -1,12 +1,12 @@
 /**
  * Log matching shared by eth_getLogs, polling filters and `logs` subscriptions: addresses (any
  * of them), topics by position (null = any, several = any of them), the header bloom as a cheap
- * pre-check, and the JSON log objects of a block.
+ * pre-check, and the logs of a block with their positions (ChainLog).
  */
 import { bloomContains } from '../chain/bloom.js'
-import type { LogTuple, StoredReceipt } from '../chain/receipt.js'
+import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock } from '../chain/store.js'
-import { formatLog, keptLog } from '../rpc/format/receipt.js'
+import { ChainLog, countLogs, type LogBlockInfo } from './chainLog.js'
 
 /** What a log must match: addresses and per-position topics as bytes. */
 export interface LogMatcher {
@@ -16,7 +16,7 @@ export interface LogMatcher {
   topics: (Uint8Array[] | null)[]
 }
 
-/** The parts of filter criteria that select logs (params/filter.ts FilterCriteria). */
+/** The parts of filter criteria that select logs (as the RPC layer decodes them). */
 export interface LogSelection {
   addresses: readonly string[]
   topics: readonly (Uint8Array[] | null)[]
@@ -51,38 +51,45 @@ export function logMatches(address: Uint8Array, topics: readonly Uint8Array[], m
   return true
 }
 
-/** One log of a block with its JSON object (built once, shared by every filter). */
-export interface BlockLog {
-  log: LogTuple
-  json: Record<string, unknown>
-}
-
-/** Every log of `block`, in block order, as geth serves them. */
-export function blockLogs(block: ChainBlock, receipts: readonly StoredReceipt[]): BlockLog[] {
-  const out: BlockLog[] = []
-  let logIndex = 0
-  receipts.forEach((r, txIndex) => {
-    if (r.logs.length === 0) return
-    const txHash = (block.transactions[txIndex] as { hash(): Uint8Array }).hash()
-    for (const log of r.logs) out.push({ log, json: formatLog(log, { block, txHash, txIndex, logIndex: logIndex++ }) })
-  })
-  return out
-}
-
 /**
- * What a log object needs of its block: the block as formatLog reads it (hash, header.number,
- * header.timestamp) and the hashes of its transactions, computed only for transactions that
- * have a matching log. Log queries build it from the stored bytes (query.ts) instead of
- * decoding whole blocks.
+ * What a log's position needs of its block: hash, number and timestamp, and the hashes of its
+ * transactions, computed only for transactions that have a matching log. Log queries build it
+ * from the stored bytes (query.ts) instead of decoding whole blocks.
  */
 export interface LogBlock {
-  readonly block: ChainBlock
+  readonly hash: Uint8Array
+  readonly number: bigint
+  readonly timestamp: bigint
   txHash(index: number): Uint8Array
 }
 
 /** A LogBlock over a decoded block. */
 export function decodedLogBlock(block: ChainBlock): LogBlock {
-  return { block, txHash: (i) => (block.transactions[i] as { hash(): Uint8Array }).hash() }
+  return {
+    hash: block.hash,
+    number: block.header.number,
+    timestamp: block.header.timestamp,
+    txHash: (i) => (block.transactions[i] as { hash(): Uint8Array }).hash(),
+  }
+}
+
+/** The LogBlockInfo of `lb`, whose receipts are `receipts`. */
+export function logBlockInfo(lb: LogBlock, receipts: readonly StoredReceipt[]): LogBlockInfo {
+  return { hash: lb.hash, number: lb.number, timestamp: lb.timestamp, logCount: countLogs(receipts) }
+}
+
+/** Every log of `block`, in block order, with its position. */
+export function blockLogs(block: ChainBlock, receipts: readonly StoredReceipt[]): ChainLog[] {
+  const out: ChainLog[] = []
+  const lb = decodedLogBlock(block)
+  const info = logBlockInfo(lb, receipts)
+  let logIndex = 0
+  receipts.forEach((r, txIndex) => {
+    if (r.logs.length === 0) return
+    const txHash = lb.txHash(txIndex)
+    for (const log of r.logs) out.push(new ChainLog(log, info, txHash, txIndex, logIndex++))
+  })
+  return out
 }
 
 /**
@@ -93,23 +100,20 @@ export function collectMatches(
   lb: LogBlock,
   receipts: readonly StoredReceipt[],
   m: LogMatcher,
-  out: Record<string, unknown>[],
+  out: ChainLog[],
   max: number,
   onFull: () => Error,
 ): void {
+  let info: LogBlockInfo | undefined
   let logIndex = 0
   receipts.forEach((r, txIndex) => {
     let txHash: Uint8Array | undefined
     for (const log of r.logs) {
       if (logMatches(log[0], log[1], m)) {
         if (max > 0 && out.length >= max) throw onFull()
-        // served before: no transaction hash to compute
-        const kept = keptLog(lb.block.hash, logIndex)
-        if (kept !== undefined) out.push(kept)
-        else {
-          txHash ??= lb.txHash(txIndex)
-          out.push(formatLog(log, { block: lb.block, txHash, txIndex, logIndex }))
-        }
+        info ??= logBlockInfo(lb, receipts)
+        txHash ??= lb.txHash(txIndex)
+        out.push(new ChainLog(log, info, txHash, txIndex, logIndex))
       }
       logIndex++
     }

@@ -6,7 +6,7 @@
  *               topic position the union of its alternatives, then the intersection of the
  *               constrained dimensions (no constraint: the blocks that have logs at all)
  *            ─▶ match only those blocks' logs (kept per block after the first read, keptLogs.ts),
- *               in order, with the result limit
+ *               in order, with the result limit ─▶ ChainLogs (the RPC layer formats them)
  *
  * A block the index does not cover yet is checked against its header bloom instead. The scan
  * gives the event loop a turn every LOG_SCAN_SLICE_MS, so a query over many blocks never holds
@@ -15,10 +15,10 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '@ethereumjs/util'
 import { LOG_INDEX_ADDRESS, LOG_INDEX_ANY, LOG_INDEX_TOPIC, indexedBlocks, logIndexHead } from '../chain/logIndex.js'
-import type { ChainBlock, ChainStore } from '../chain/store.js'
-import type { BlockRef } from '../rpc/params/index.js'
+import type { ChainStore } from '../chain/store.js'
 import { keccak256 } from '../util/crypto.js'
 import { filterErrors } from './errors.js'
+import type { ChainLog } from './chainLog.js'
 import { blockLogsAt, collectKept } from './keptLogs.js'
 import {
   bloomMayMatch,
@@ -39,10 +39,17 @@ export interface LogQueryLimits {
   maxResults: number
 }
 
+/** A bound of a log range: a number, a tag (`earliest` = 0, any other = the head) or a block hash. */
+export type LogRangeBound =
+  | { readonly kind: 'number'; readonly number: bigint }
+  | { readonly kind: 'tag'; readonly tag: string }
+  | { readonly kind: 'hash'; readonly hash: Uint8Array }
+
+/** Decoded filter criteria: one block by hash, or a range (undefined bounds: the head). */
 export interface LogQuery extends LogSelection {
-  blockHash: Uint8Array | undefined
-  fromBlock: BlockRef | undefined
-  toBlock: BlockRef | undefined
+  readonly blockHash: Uint8Array | undefined
+  readonly fromBlock: LogRangeBound | undefined
+  readonly toBlock: LogRangeBound | undefined
 }
 
 const EMPTY = new Uint8Array(0)
@@ -57,14 +64,6 @@ function storedLogBlock(store: ChainStore, hash: Uint8Array): { lb: LogBlock; bl
   const bodyBytes = store.db.getSync('bodies', hash)
   if (headerBytes === undefined || bodyBytes === undefined) return undefined
   const header = RLP.decode(headerBytes) as Uint8Array[]
-  // formatLog reads exactly these: hash, header.number, header.timestamp
-  const block = {
-    hash,
-    header: {
-      number: bytesToBigInt(header[HEADER_NUMBER] as Uint8Array),
-      timestamp: bytesToBigInt(header[HEADER_TIMESTAMP] as Uint8Array),
-    },
-  } as unknown as ChainBlock
   let txs: (Uint8Array | Uint8Array[])[] | undefined
   const txHash = (i: number) => {
     txs ??= (RLP.decode(bodyBytes) as unknown as (Uint8Array | Uint8Array[])[][])[0] as (Uint8Array | Uint8Array[])[]
@@ -72,11 +71,17 @@ function storedLogBlock(store: ChainStore, hash: Uint8Array): { lb: LogBlock; bl
     // typed transactions are stored as type ‖ payload, legacy ones as their RLP list
     return keccak256(tx instanceof Uint8Array ? tx : RLP.encode(tx))
   }
-  return { lb: { block, txHash }, bloom: header[HEADER_BLOOM] as Uint8Array }
+  const lb: LogBlock = {
+    hash,
+    number: bytesToBigInt(header[HEADER_NUMBER] as Uint8Array),
+    timestamp: bytesToBigInt(header[HEADER_TIMESTAMP] as Uint8Array),
+    txHash,
+  }
+  return { lb, bloom: header[HEADER_BLOOM] as Uint8Array }
 }
 
 /** A block reference of a filter as a number at `head` (default: latest). */
-export function resolveFilterBlock(store: ChainStore, ref: BlockRef | undefined, head: bigint): bigint {
+export function resolveFilterBlock(store: ChainStore, ref: LogRangeBound | undefined, head: bigint): bigint {
   if (ref === undefined) return head
   switch (ref.kind) {
     case 'number':
@@ -130,18 +135,30 @@ export function candidateBlocks(store: ChainStore, m: LogMatcher, from: bigint, 
 }
 
 /** The logs matching `q`, in chain order. */
-export async function queryLogs(
-  store: ChainStore,
-  q: LogQuery,
-  limits: LogQueryLimits,
-): Promise<Record<string, unknown>[]> {
+export async function queryLogs(store: ChainStore, q: LogQuery, limits: LogQueryLimits): Promise<ChainLog[]> {
   const m = compileMatcher(q)
-  const out: Record<string, unknown>[] = []
+  const out: ChainLog[] = []
   if (q.blockHash !== undefined) {
     const stored = storedLogBlock(store, q.blockHash)
     if (stored === undefined) throw filterErrors.unknownBlock()
-    const n = stored.lb.block.header.number
-    matchBlock(store, stored.lb, m, out, limits, n, n)
+    const n = stored.lb.number
+    const canonical = store.getHashByNumber(n)
+    // a canonical block: its kept logs (no transaction hashes to compute again)
+    const entry =
+      canonical !== undefined && Buffer.compare(canonical, q.blockHash) === 0 ? blockLogsAt(store, n) : undefined
+    if (entry !== undefined) {
+      const lb = stored.lb
+      collectKept(
+        entry,
+        m,
+        out,
+        limits.maxResults,
+        () => filterErrors.resultLimit(limits.maxResults, n, n),
+        () => lb,
+      )
+    } else {
+      matchBlock(store, stored.lb, m, out, limits, n, n)
+    }
     return out
   }
   const head = store.head.header.number
@@ -192,12 +209,12 @@ function matchBlock(
   store: ChainStore,
   lb: LogBlock,
   m: LogMatcher,
-  out: Record<string, unknown>[],
+  out: ChainLog[],
   limits: LogQueryLimits,
   from: bigint,
   n: bigint,
 ): void {
-  const receipts = store.getReceipts(lb.block.hash)
+  const receipts = store.getReceipts(lb.hash)
   if (receipts === undefined || receipts.length === 0) return
   const fitsUpTo = n > from ? n - 1n : from
   collectMatches(lb, receipts, m, out, limits.maxResults, () =>

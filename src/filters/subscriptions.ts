@@ -1,17 +1,18 @@
 /**
- * The subscriptions of one WebSocket connection (eth_subscribe): `newHeads` (header objects),
- * `logs` (one notification per matching log), `newPendingTransactions` (hashes, or transaction
- * objects with `true`). Notifications are geth's:
+ * The subscriptions of one WebSocket connection (eth_subscribe): `newHeads` (each new block),
+ * `logs` (one item per matching log), `newPendingTransactions` (each transaction the pool makes
+ * pending, as a hash or, with `true`, as an object). Items are domain values handed to the
+ * connection's `deliver`, which formats them as notifications (src/rpc/format/filterChanges.ts):
  *
- *   {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}
+ *   ChainEvents ─▶ Subscriptions: match, hold while inactive ─▶ deliver(id, item) ─▶ RPC: text ─▶ socket
  *
  * A new subscription is inactive until the answer carrying its id is sent (activate()); what
  * happens meanwhile is kept and delivered right after, so a client never sees a notification
  * for an id it does not know yet. Subscriptions live as long as the connection: no timeout.
  */
-import { formatHeader } from '../rpc/format/block.js'
-import { formatTransaction } from '../rpc/format/transaction.js'
+import type { ChainBlock } from '../chain/store.js'
 import type { PoolTx } from '../txpool/index.js'
+import type { ChainLog } from './chainLog.js'
 import type { ChainEvents, NewBlockEvent } from './events.js'
 import { newRpcId } from './filters.js'
 import { bloomMayMatch, compileMatcher, type LogMatcher, logMatches } from './match.js'
@@ -19,14 +20,24 @@ import { inRange, type LogQuery } from './query.js'
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions'
 
+/** What one notification carries, by subscription kind. */
+export type SubscriptionItem =
+  | { readonly kind: 'newHeads'; readonly block: ChainBlock }
+  | { readonly kind: 'logs'; readonly log: ChainLog }
+  /** `fullTx`: the subscription asked for transaction objects, not hashes. */
+  | { readonly kind: 'newPendingTransactions'; readonly tx: PoolTx; readonly fullTx: boolean }
+
+/** Hands one item of subscription `id` to the client. */
+export type DeliverItem = (id: string, item: SubscriptionItem) => void
+
 class Subscription {
   readonly id: string
   readonly kind: SubscriptionKind
   readonly query: LogQuery | undefined
   readonly matcher: LogMatcher | undefined
   readonly fullTx: boolean
-  /** Notifications held until the subscribe answer is out; undefined once active. */
-  backlog: string[] | undefined
+  /** Items held until the subscribe answer is out; undefined once active. */
+  backlog: SubscriptionItem[] | undefined
   constructor(id: string, kind: SubscriptionKind, query: LogQuery | undefined, fullTx: boolean) {
     this.id = id
     this.kind = kind
@@ -37,21 +48,17 @@ class Subscription {
   }
 }
 
-function notification(id: string, result: unknown): string {
-  return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${JSON.stringify(result)}}}`
-}
-
 export class Subscriptions {
   readonly #events: ChainEvents
-  readonly #send: (text: string) => void
+  readonly #deliver: DeliverItem
   readonly #subs = new Map<string, Subscription>()
   #off: (() => void)[] = []
   #closed = false
 
-  /** `send` delivers one notification text to the client (the transport bounds its buffer). */
-  constructor(events: ChainEvents, send: (text: string) => void) {
+  /** `deliver` hands one item to the client (formatted there; the transport bounds its buffer). */
+  constructor(events: ChainEvents, deliver: DeliverItem) {
     this.#events = events
-    this.#send = send
+    this.#deliver = deliver
   }
 
   get size(): number {
@@ -82,7 +89,7 @@ export class Subscriptions {
       const backlog = sub.backlog
       if (backlog === undefined) continue
       sub.backlog = undefined
-      for (const text of backlog) this.#deliver(text)
+      for (const item of backlog) this.#send(sub.id, item)
     }
   }
 
@@ -93,40 +100,41 @@ export class Subscriptions {
     this.#subs.clear()
   }
 
-  #notify(sub: Subscription, result: unknown): void {
-    const text = notification(sub.id, result)
-    if (sub.backlog !== undefined) sub.backlog.push(text)
-    else this.#deliver(text)
+  #notify(sub: Subscription, item: SubscriptionItem): void {
+    if (sub.backlog !== undefined) sub.backlog.push(item)
+    else this.#send(sub.id, item)
   }
 
-  #deliver(text: string): void {
-    if (!this.#closed) this.#send(text)
+  #send(id: string, item: SubscriptionItem): void {
+    if (!this.#closed) this.#deliver(id, item)
   }
 
   #onBlock(e: NewBlockEvent): void {
-    let header: unknown
+    let head: SubscriptionItem | undefined
     for (const sub of this.#subs.values()) {
       if (sub.kind === 'newHeads') {
-        header ??= formatHeader(e.block)
-        this.#notify(sub, header)
+        head ??= { kind: 'newHeads', block: e.block }
+        this.#notify(sub, head)
       } else if (sub.kind === 'logs') {
         const m = sub.matcher as LogMatcher
         const n = e.block.header.number
         if (!inRange(sub.query as LogQuery, n) || !bloomMayMatch(e.block.header.logsBloom, m)) continue
-        for (const { log, json } of e.logs()) if (logMatches(log[0], log[1], m)) this.#notify(sub, json)
+        for (const log of e.logs()) if (logMatches(log.address, log.topics, m)) this.#notify(sub, { kind: 'logs', log })
       }
     }
   }
 
   #onPendingTx(tx: PoolTx): void {
-    let full: unknown
+    let hash: SubscriptionItem | undefined
+    let full: SubscriptionItem | undefined
     for (const sub of this.#subs.values()) {
       if (sub.kind !== 'newPendingTransactions') continue
       if (sub.fullTx) {
-        full ??= formatTransaction(tx.tx, { from: tx.sender })
+        full ??= { kind: 'newPendingTransactions', tx, fullTx: true }
         this.#notify(sub, full)
       } else {
-        this.#notify(sub, tx.hashHex)
+        hash ??= { kind: 'newPendingTransactions', tx, fullTx: false }
+        this.#notify(sub, hash)
       }
     }
   }

@@ -11,7 +11,7 @@
 
 /** Formatted receipts and transactions kept (each kind). */
 export const FORMAT_CACHE_ENTRIES = 16_384
-/** Formatted logs kept (~1.7 KB each with their JSON): the last 50,000 a log query returned. */
+/** Logs whose formatted objects are kept (~1.7 KB each with their JSON), counted per block (log.ts). */
 export const LOG_CACHE_ENTRIES = 50_000
 /** Formatted blocks kept, by the blocks' RLP size: full blocks of thousands of transactions are big. */
 export const BLOCK_CACHE_RLP_BYTES = 16 * 1024 * 1024

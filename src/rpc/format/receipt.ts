@@ -1,56 +1,18 @@
 /**
- * Receipts and logs in geth's shapes. Log positions (logIndex) count across the whole
- * block; `removed` is always false on an IBFT chain (no reorgs). A receipt is formatted once per
- * block and position and kept (cache.ts): it can never change.
+ * Receipts in geth's shape. Their logs are log.ts's objects (logIndex counts across the whole
+ * block), shared with eth_getLogs. A receipt is formatted once per block and position and kept
+ * (cache.ts): it can never change.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { logsBloom } from '../../chain/bloom.js'
-import type { LogTuple, StoredReceipt } from '../../chain/receipt.js'
+import type { StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { toData, toQuantity } from '../hex.js'
 import type { RpcObject } from './block.js'
-import { FormatCache, keep, keyOf, LOG_CACHE_ENTRIES } from './cache.js'
+import { FormatCache, keep, keyOf } from './cache.js'
+import { formatReceiptLogs } from './log.js'
 
 const receiptCache = new FormatCache<RpcObject>()
-const logCache = new FormatCache<RpcObject>(LOG_CACHE_ENTRIES)
-
-export interface LogPosition {
-  block: ChainBlock
-  txHash: Uint8Array
-  txIndex: number
-  logIndex: number
-}
-
-/**
- * A log object, kept per block and position (frozen, cache.ts): a log query over a range served
- * before builds none again, and the dispatcher joins their kept JSON texts.
- */
-/** The kept log object at `logIndex` of the block `blockHash`, when a query formatted it before. */
-export function keptLog(blockHash: Uint8Array, logIndex: number): RpcObject | undefined {
-  return logCache.get(keyOf(blockHash, `l${logIndex}`))
-}
-
-export function formatLog(log: LogTuple, pos: LogPosition): RpcObject {
-  const key = keyOf(pos.block.hash, `l${pos.logIndex}`)
-  const known = logCache.get(key)
-  if (known !== undefined) return known
-  return logCache.set(key, keep(buildLog(log, pos)))
-}
-
-function buildLog(log: LogTuple, pos: LogPosition): RpcObject {
-  return {
-    address: toData(log[0]),
-    topics: log[1].map((t) => toData(t)),
-    data: toData(log[2]),
-    blockNumber: toQuantity(pos.block.header.number),
-    transactionHash: toData(pos.txHash),
-    transactionIndex: toQuantity(pos.txIndex),
-    blockHash: toData(pos.block.hash),
-    blockTimestamp: toQuantity(pos.block.header.timestamp),
-    logIndex: toQuantity(pos.logIndex),
-    removed: false,
-  }
-}
 
 /** Index of the first log of receipt `txIndex` within its block. */
 export function firstLogIndex(receipts: StoredReceipt[], txIndex: number): number {
@@ -59,17 +21,29 @@ export function firstLogIndex(receipts: StoredReceipt[], txIndex: number): numbe
   return n
 }
 
+/** Logs in all of a block's receipts. */
+function blockLogCount(receipts: StoredReceipt[]): number {
+  return firstLogIndex(receipts, receipts.length)
+}
+
+/**
+ * The receipt object of transaction `txIndex`; `logIndexStart` and `logCount` (the index of its
+ * first log, the logs of the whole block) are counted here when not given.
+ */
 export function formatReceipt(
   block: ChainBlock,
   receipts: StoredReceipt[],
   txIndex: number,
   tx: TypedTransaction,
   logIndexStart?: number,
+  logCount?: number,
 ): RpcObject {
   const key = keyOf(block.hash, txIndex)
   const known = receiptCache.get(key)
   if (known !== undefined) return known
-  return receiptCache.set(key, keep(buildReceipt(block, receipts, txIndex, tx, logIndexStart ?? firstLogIndex(receipts, txIndex))))
+  const start = logIndexStart ?? firstLogIndex(receipts, txIndex)
+  const count = logCount ?? blockLogCount(receipts)
+  return receiptCache.set(key, keep(buildReceipt(block, receipts, txIndex, tx, start, count)))
 }
 
 function buildReceipt(
@@ -78,6 +52,7 @@ function buildReceipt(
   txIndex: number,
   tx: TypedTransaction,
   logIndexStart: number,
+  logCount: number,
 ): RpcObject {
   const r = receipts[txIndex] as StoredReceipt
   const txHash = tx.hash()
@@ -89,7 +64,18 @@ function buildReceipt(
     effectiveGasPrice: toQuantity(r.effectiveGasPrice),
     from: toData(r.from),
     gasUsed: toQuantity(r.gasUsed),
-    logs: r.logs.map((log, i) => formatLog(log, { block, txHash, txIndex, logIndex: logIndexStart + i })),
+    logs: formatReceiptLogs(
+      r.logs,
+      {
+        blockHash: block.hash,
+        blockNumber: block.header.number,
+        blockTimestamp: block.header.timestamp,
+        blockLogCount: logCount,
+        txHash,
+        txIndex,
+      },
+      logIndexStart,
+    ),
     logsBloom: toData(logsBloom(r.logs)),
   }
   if (r.root !== undefined) out.root = toData(r.root)
@@ -107,9 +93,10 @@ function buildReceipt(
 
 /** Every receipt of a block (eth_getBlockReceipts). */
 export function formatBlockReceipts(block: ChainBlock, receipts: StoredReceipt[]): RpcObject[] {
+  const logCount = blockLogCount(receipts)
   let logIndex = 0
   return block.transactions.map((tx, i) => {
-    const out = formatReceipt(block, receipts, i, tx, logIndex)
+    const out = formatReceipt(block, receipts, i, tx, logIndex, logCount)
     logIndex += (receipts[i] as StoredReceipt).logs.length
     return out
   })

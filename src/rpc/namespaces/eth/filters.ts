@@ -2,8 +2,11 @@
  * Polling filters (src/filters/filters.ts): eth_newFilter, eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter.
  * Unknown or expired ids answer -32000 `filter not found`, except eth_uninstallFilter (false).
+ * The filters hand out domain values; they are formatted here (src/rpc/format).
  */
 import type { Backend } from '../../backend.js'
+import { formatFilterChanges } from '../../format/filterChanges.js'
+import { formatLogs } from '../../format/log.js'
 import { Bool, FilterId, FilterOptions, optional } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 
@@ -13,7 +16,7 @@ export const filterMethods: MethodTable<Backend> = {
   eth_newPendingTransactionFilter: method([optional(Bool, false)], (b, [fullTx]) =>
     b.filters.newPendingTransactionFilter(fullTx),
   ),
-  eth_getFilterChanges: method([FilterId], (b, [id]) => b.filters.changes(id)),
-  eth_getFilterLogs: method([FilterId], (b, [id]) => b.filters.logs(id)),
+  eth_getFilterChanges: method([FilterId], (b, [id]) => formatFilterChanges(b.filters.changes(id))),
+  eth_getFilterLogs: method([FilterId], (b, [id]) => b.filters.logs(id).then(formatLogs)),
   eth_uninstallFilter: method([FilterId], (b, [id]) => b.filters.uninstall(id)),
 }

@@ -3,10 +3,12 @@
  * does: the first param names the subscription (`non-array args`, `expected subscription name
  * as first argument`: -32602), an unknown name is -32601 `no "x" subscription in eth namespace`,
  * the remaining params go through the subscription's decoders; unsubscribing an unknown id is
- * -32000 `subscription not found`. The subscriptions themselves live in src/filters.
+ * -32000 `subscription not found`. The subscriptions themselves live in src/filters; their items
+ * become notification texts here (NotificationWriter, src/rpc/format/filterChanges.ts).
  */
 import type { ChainEvents, SubscriptionKind } from '../../../filters/index.js'
 import { Subscriptions } from '../../../filters/index.js'
+import { NotificationWriter } from '../../format/filterChanges.js'
 import { ERROR_CODE, InvalidParamsError, NonArrayArgsError, RpcError, SubscriptionNotFoundError } from '../../errors.js'
 import { Bool, type FilterCriteria, FilterOptions, optional, stringParam } from '../../params/index.js'
 import { decodeParams, type RpcSession } from '../../server/dispatch.js'
@@ -49,7 +51,8 @@ export class EthSubscriptionSession implements RpcSession {
 
   /** `enabled`: whether the eth namespace is served at all. */
   constructor(events: ChainEvents, send: (text: string) => void, enabled: boolean) {
-    this.#subs = new Subscriptions(events, send)
+    const writer = new NotificationWriter()
+    this.#subs = new Subscriptions(events, (id, item) => send(writer.text(id, item)))
     this.#enabled = enabled
   }
 
