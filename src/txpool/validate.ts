@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+import { effectiveTip, feeCapOf, tipCapOf } from '../chain/fees.js'
 import type { PoolTx } from './index.js'
 import { txErrors } from './errors.js'
 import { primedSender } from './recovery.js'
@@ -77,27 +78,6 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
     }
     throw txErrors.decode(UNDECODABLE_TX, err)
   }
-}
-
-function feeCapOf(tx: TypedTransaction): bigint {
-  return 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice
-}
-
-function tipCapOf(tx: TypedTransaction): bigint {
-  return 'maxPriorityFeePerGas' in tx ? (tx.maxPriorityFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice
-}
-
-/** Effective tip paid to the block's miner at `baseFee`. */
-export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
-  const feeCap = feeCapOf(tx)
-  const tipCap = tipCapOf(tx)
-  const room = feeCap - baseFee
-  return room < tipCap ? room : tipCap
-}
-
-/** Price actually paid per gas at `baseFee`. */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
-  return baseFee + effectiveTip(tx, baseFee)
 }
 
 /** `decoded`: `raw` already decoded with `ctx.common` (its sender possibly recovered, recovery.ts). */
