@@ -4,16 +4,16 @@
  * `returnFullTransactions` flags. Keys match case-insensitively, unknown keys are ignored;
  * errors name the Go struct field as encoding/json does.
  */
-import type {
-  AccountOverride,
-  BlockOverrides,
-  SimBlock,
-  SimCall,
-  SimulateRequest,
-  StateOverrides,
-  Withdrawal,
-} from '../../exec/simulate/types.js'
-import { emptyBlockOverrides } from '../../exec/simulate/types.js'
+import {
+  type BlockOverrides,
+  emptyBlockOverrides,
+  type SimAccountOverride as AccountOverride,
+  type SimBlock,
+  type SimCall,
+  type SimulateRequest,
+  type StateOverrides,
+  type Withdrawal,
+} from '../../exec/pool/index.js'
 import type { ParamDecoder } from '../types.js'
 import { type CallArgs, unmarshalCallArgs } from './call.js'
 import { goDecoder } from './decoder.js'
