@@ -20,7 +20,6 @@ import type { Common } from '@ethereumjs/common'
 import { NETWORK_BLOCK_TIME_MS } from '../config/defaults.js'
 import type { IbexConfig } from '../config/types.js'
 import { BlockBuilder } from '../exec/blockBuilder.js'
-import type { Speculator } from '../exec/parallel/speculator.js'
 import { type CommittedBlock, IbftBlockImporter } from '../exec/ibftImport.js'
 import type { Logger } from '../log.js'
 import { ChainNetwork, type NetworkInfo } from '../p2p/network.js'
@@ -39,8 +38,6 @@ export interface IbftNetworkDeps {
   emitBlock(block: ChainBlock): void
   /** This node's key when it is one of several validators (it then takes part in consensus). */
   validatorKey: { privateKey: Uint8Array; address: string } | undefined
-  /** Parallel execution of blocks built and verified here (`[exec] parallel_execution`); unset = sequential. */
-  speculator?: Speculator
   log: Logger
 }
 
@@ -77,8 +74,7 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
     validator?.onNewHead(block)
     if (source === 'consensus') network?.announce(block)
   }
-  const speculator = deps.speculator
-  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, onCommitted, speculator })
+  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, onCommitted })
   network = await ChainNetwork.start({
     config: config.p2p,
     datadir: config.datadir,
@@ -98,7 +94,6 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         privateKey: key.privateKey,
         ...feeRouting(deps.genesis, key.address),
         syncWrites: true,
-        speculator,
       })
       validator = new IbftValidator({
         store,

@@ -28,7 +28,6 @@ import {
 import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import { executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
-import type { Speculator } from './parallel/speculator.js'
 import { createChainVM } from './vm.js'
 
 export interface BuilderOptions {
@@ -45,11 +44,6 @@ export interface BuilderOptions {
   syncWrites: boolean
   /** Plain value transfers without the EVM (transfers.ts); default true, false to compare (bench/block-exec.ts). */
   fastTransfers?: boolean
-  /**
-   * Parallel execution (src/exec/parallel): on its way out (no one builds a Speculator any more);
-   * kept until src/consensus/ibftNetwork.ts stops passing it.
-   */
-  speculator?: Speculator
 }
 
 /**
@@ -156,7 +150,6 @@ export class BlockBuilder {
       strict: false,
       baseFeeRecipient: this.#opts.baseFeeRecipient,
       fastTransfers: this.#opts.fastTransfers,
-      speculation: this.#opts.speculator === undefined ? undefined : { speculator: this.#opts.speculator, parentStateRoot: parent.header.stateRoot },
     })
     const { header, transactionBytes } = await finishHeader(sm, common, fields, executed)
     return { header, transactionBytes, executed }

@@ -32,7 +32,6 @@ import { createStateManager, TrieStore } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import type { ExecutedBlock, ProposedBlock } from './blockBuilder.js'
 import { type ExecTx, executeTransactions, finishHeader, nextHeaderFields } from './blockExec.js'
-import type { Speculator } from './parallel/speculator.js'
 import { createChainVM } from './vm.js'
 
 /** A proposal may be timestamped at most this far ahead of our clock (validators' clocks differ a little). */
@@ -66,8 +65,6 @@ export interface IbftImportOptions {
   common: Common
   /** Where the base fee goes instead of being burned (genesis `baseFeeRecipient`). */
   baseFeeRecipient: Uint8Array | undefined
-  /** Parallel execution of contract transactions (src/exec/parallel); unset = sequential. */
-  speculator?: Speculator
 }
 
 /** executeIbftBlock verifies `bytes` as the next block on `parent` and executes it; throws IbftBlockError. */
@@ -169,11 +166,9 @@ export async function executeIbftBlock(
   const fields = nextHeaderFields(parent, common, choice)
   let executed: Awaited<ReturnType<typeof executeTransactions<ExecTx>>>
   try {
-    const speculator = opts.speculator
     executed = await executeTransactions(vm, sm, common, fields, items, {
       strict: true,
       baseFeeRecipient: opts.baseFeeRecipient,
-      speculation: speculator === undefined ? undefined : { speculator, parentStateRoot: p.stateRoot },
     })
   } catch (err) {
     return fail((err as Error).message, err)

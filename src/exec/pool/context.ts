@@ -14,7 +14,7 @@ import { createChainCommon, type GenesisJson, hasCancun } from '../../chain/comm
 import type { Database } from '../../chain/db.js'
 import { ChainStore } from '../../chain/store.js'
 import { loadKzg } from '../../util/kzg.js'
-import { installEvmDeadline } from './deadline.js'
+import { installEvmPatches } from '../evmPatches.js'
 import { attachDatabase } from './sharedDb.js'
 
 /** What the main thread hands every worker (Piscina workerData). */
@@ -47,7 +47,7 @@ export class ExecContext {
     const common = createChainCommon(data.genesis)
     if (hasCancun(data.genesis)) await loadKzg()
     // the EVM patches (deadline check, lazy tracer steps …: src/exec/evmPatches.ts), before any task
-    await installEvmDeadline()
+    await installEvmPatches()
     return new ExecContext(db, common, undefined, true)
   }
 

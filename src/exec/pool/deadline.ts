@@ -31,15 +31,6 @@ let message = ''
 let expired = false
 
 /**
- * Installs the EVM patches (src/exec/evmPatches.ts, which wraps Interpreter.runStep to call
- * checkEvmDeadline every DEADLINE_CHECK_OPS opcodes, with the other patches); resolves once
- * they are in place. Kept for the worker start-up (pool/context.ts).
- */
-export async function installEvmDeadline(): Promise<void> {
-  await (await import('../evmPatches.js')).installEvmPatches()
-}
-
-/**
  * checkEvmDeadline: for an interpreter outside ethereumjs (src/exec/fast), the same check the
  * wrapped runStep makes: past the running task's deadline, throws EvmDeadlineError.
  */

@@ -127,11 +127,3 @@ export function stackLength(step: InterpreterStep): number {
   return lazy ?? step.stack.length
 }
 
-/**
- * Makes sure the EVM patches are installed (src/exec/evmPatches.ts wraps the step hook with the
- * others); true once done. Kept for the worker start-up (pool/context.ts).
- */
-export async function installStepHook(): Promise<boolean> {
-  await (await import('../evmPatches.js')).installEvmPatches()
-  return true
-}
