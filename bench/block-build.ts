@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
-import { openTestChain } from '../src/exec/testing.js'
+import { openTestChain } from '../test/helpers/chain.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 
@@ -36,8 +36,22 @@ async function once(): Promise<{ admitPerSec: number; buildPerSec: number }> {
     for (let i = 0; i < TXS; i++) {
       const sender = senders[i % senders.length] as { privateKey: string }
       const nonce = BigInt(Math.floor(i / senders.length))
-      raws.push(createTx({ type: 2, nonce, to: `0x${'11'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }, { common })
-        .sign(hexToBytes(sender.privateKey as `0x${string}`)).serialize())
+      raws.push(
+        createTx(
+          {
+            type: 2,
+            nonce,
+            to: `0x${'11'.repeat(20)}`,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n ** 10n,
+            maxPriorityFeePerGas: 1n,
+          },
+          { common },
+        )
+          .sign(hexToBytes(sender.privateKey as `0x${string}`))
+          .serialize(),
+      )
     }
     const ctx = admission()
     let t = performance.now()
@@ -70,4 +84,6 @@ for (let r = 0; r < RUNS; r++) {
   build.push(buildPerSec)
   console.log(`run ${r + 1}: admission ${admitPerSec.toFixed(0)} tx/s, block build ${buildPerSec.toFixed(0)} tx/s`)
 }
-console.log(`median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`)
+console.log(
+  `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,
+)

@@ -15,13 +15,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
-import { openDatabase } from '../src/chain/db.js'
+import { openDatabase } from '../src/db/db.js'
 import { buildGenesis as buildChainGenesis } from '../src/chain/genesis.js'
 import { ChainStore } from '../src/chain/store.js'
 import { defaultConfig } from '../src/config/defaults.js'
 import { buildGenesis } from '../src/config/genesis.js'
-import { BlockBuilder } from '../src/exec/blockBuilder.js'
-import { headAdmission } from '../src/exec/testing.js'
+import { BlockBuilder } from '../src/consensus/blockBuilder.js'
+import { headAdmission } from '../test/helpers/chain.js'
 import { TrieStore } from '../src/state/index.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
@@ -39,7 +39,11 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number
 }
 
-async function once(raws: Uint8Array[], senders: string[], fastTransfers: boolean): Promise<{ admit: number; build: number; blocks: number }> {
+async function once(
+  raws: Uint8Array[],
+  senders: string[],
+  fastTransfers: boolean,
+): Promise<{ admit: number; build: number; blocks: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'ibex-block-exec-'))
   try {
     const validator = derivedKey('validator', 0)
@@ -126,7 +130,9 @@ for (const fastTransfers of modes) {
     )
     admit.push(o.admit)
     build.push(o.build)
-    console.log(`run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`)
+    console.log(
+      `run ${r + 1}: admission ${o.admit.toFixed(0)} tx/s, block build ${o.build.toFixed(0)} tx/s (${o.blocks} blocks)`,
+    )
   }
   console.log(
     `median of ${RUNS} (${TXS} transfers, ${SENDERS} senders, transfers layer ${fastTransfers ? 'on' : 'off'}): admission ${median(admit).toFixed(0)} tx/s, block build ${median(build).toFixed(0)} tx/s`,

@@ -15,9 +15,9 @@ import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { devAccounts } from '../src/config/accounts.js'
 import { ExecPool } from '../src/exec/pool/index.js'
-import { openTestChain } from '../src/exec/testing.js'
+import { openTestChain } from '../test/helpers/chain.js'
 import { validateTransaction } from '../src/txpool/validate.js'
-import { compileBench } from './seed/plan.js'
+import { compileBench } from '../test/helpers/compile.js'
 
 const CALLS = Number(process.argv[2] ?? 20_000)
 const BALANCE_OF = '70a08231'
@@ -29,10 +29,20 @@ async function main(): Promise<void> {
   try {
     const code = compileBench().BenchToken.bytecode.slice(2) + (10n ** 24n).toString(16).padStart(64, '0')
     const deploy = createTx(
-      { type: 2, nonce: 0n, data: hexToBytes(`0x${code}`), gasLimit: 3_000_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+      {
+        type: 2,
+        nonce: 0n,
+        data: hexToBytes(`0x${code}`),
+        gasLimit: 3_000_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      },
       { common: chain.common },
     ).sign(hexToBytes(alice?.privateKey as `0x${string}`))
-    const { block } = await chain.builder.build([await validateTransaction(deploy.serialize(), chain.admission())], chain.store.head.header.timestamp + 1n)
+    const { block } = await chain.builder.build(
+      [await validateTransaction(deploy.serialize(), chain.admission())],
+      chain.store.head.header.timestamp + 1n,
+    )
     const token = chain.store.getReceipts(block.hash)?.[0]?.contractAddress as Uint8Array
     const pool = ExecPool.inProcess(chain.db, chain.store, chain.common)
     const limits = { gasCap: 50_000_000n, timeoutMs: 5000 }
@@ -42,7 +52,8 @@ async function main(): Promise<void> {
     const holder = (alice?.address as string).slice(2).toLowerCase()
     const data = (who: string) => hexToBytes(`0x${BALANCE_OF}${who.padStart(64, '0')}`)
     const first = await call({ to: token, data: data(holder) })
-    if (BigInt(`0x${Buffer.from(first).toString('hex')}`) !== 10n ** 24n) throw new Error('balanceOf(deployer) is not the supply')
+    if (BigInt(`0x${Buffer.from(first).toString('hex')}`) !== 10n ** 24n)
+      throw new Error('balanceOf(deployer) is not the supply')
     const measure = async (label: string, next: (i: number) => Uint8Array, ethereumjs = false) => {
       const accessList = ethereumjs ? ([] as []) : undefined
       for (let i = 0; i < 500; i++) await call({ to: token, data: next(i + 10_000_000), accessList })

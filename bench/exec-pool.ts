@@ -57,7 +57,12 @@ interface Row {
   errors: number
 }
 
-async function load(url: string, call: { to: string; data?: string }, connections: number, seconds: number): Promise<{ reqPerSec: number; p50: number; p99: number; errors: number; probeP99: number }> {
+async function load(
+  url: string,
+  call: { to: string; data?: string },
+  connections: number,
+  seconds: number,
+): Promise<{ reqPerSec: number; p50: number; p99: number; errors: number; probeP99: number }> {
   const probes: number[] = []
   let probing = true
   const probe = (async () => {
@@ -99,7 +104,11 @@ async function main(): Promise<void> {
       const trivial = { to: sender.address }
       // check the calls answer a result, and warm up (JIT, worker caches)
       await rpc(node.url, 'eth_call', [work, 'latest'])
-      for (let i = 0; i < 50; i++) await Promise.all([rpc(node.url, 'eth_call', JSON.parse(freshBody(work)).params), rpc(node.url, 'eth_call', JSON.parse(freshBody(trivial)).params)])
+      for (let i = 0; i < 50; i++)
+        await Promise.all([
+          rpc(node.url, 'eth_call', JSON.parse(freshBody(work)).params),
+          rpc(node.url, 'eth_call', JSON.parse(freshBody(trivial)).params),
+        ])
       const runs: [string, { to: string; data?: string }, number][] = [
         [`Loop.run(${LOOP_N})`, work, CONNECTIONS],
         ['trivial', trivial, CONNECTIONS],
@@ -108,7 +117,9 @@ async function main(): Promise<void> {
       for (const [call, body, connections] of runs) {
         const r = await load(node.url, body, connections, SECONDS)
         rows.push({ config: cfg.label, call, connections, ...r })
-        console.log(`${cfg.label.padEnd(24)} ${call.padEnd(14)} c=${String(connections).padEnd(3)} ${r.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  eth_blockNumber p99 ${r.probeP99.toFixed(1)} ms  errors ${r.errors}`)
+        console.log(
+          `${cfg.label.padEnd(24)} ${call.padEnd(14)} c=${String(connections).padEnd(3)} ${r.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  eth_blockNumber p99 ${r.probeP99.toFixed(1)} ms  errors ${r.errors}`,
+        )
       }
     } finally {
       await node.stop()
@@ -117,7 +128,9 @@ async function main(): Promise<void> {
   console.log('\n| config | call | connections | req/s | p50 ms | p99 ms | eth_blockNumber p99 ms during load |')
   console.log('|---|---|---|---|---|---|---|')
   for (const r of rows) {
-    console.log(`| ${r.config} | ${r.call} | ${r.connections} | ${r.reqPerSec.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.probeP99.toFixed(1)} |`)
+    console.log(
+      `| ${r.config} | ${r.call} | ${r.connections} | ${r.reqPerSec.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.probeP99.toFixed(1)} |`,
+    )
   }
 }
 

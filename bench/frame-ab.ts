@@ -18,14 +18,25 @@ const node = await startBenchNode([])
 const bare = await startBare(undefined)
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: METHOD, params: [] })
 const run = async (url: string) =>
-  (await generate({ url, requests: [{ tag: METHOD, body }], connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs: 500, timeoutMs: 5000 })).rps
+  (
+    await generate({
+      url,
+      requests: [{ tag: METHOD, body }],
+      connections: CONNECTIONS,
+      durationMs: SECONDS * 1000,
+      warmupMs: 500,
+      timeoutMs: 5000,
+    })
+  ).rps
 const ratios: number[] = []
 try {
   for (let i = 0; i < ROUNDS; i++) {
     const a = await run(node.url)
     const b = await run(bare.url)
     ratios.push(a / b)
-    console.log(`round ${i + 1}: ibex ${Math.round(a)} req/s, node:http ${Math.round(b)} req/s, ratio ${(a / b).toFixed(3)}`)
+    console.log(
+      `round ${i + 1}: ibex ${Math.round(a)} req/s, node:http ${Math.round(b)} req/s, ratio ${(a / b).toFixed(3)}`,
+    )
   }
   console.log(`median ratio ${percentile(ratios, 50).toFixed(3)}`)
 } finally {

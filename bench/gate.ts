@@ -17,7 +17,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { generate, type LoadRequest, type Summary } from './load/index.js'
 import { PEERS, type Peer, RssSampler, startBare, stopAll } from './peers/index.js'
-import { prng, RequestFactory } from './scenarios/requests.js'
+import { prng } from '../src/util/prng.js'
+import { RequestFactory } from './scenarios/requests.js'
 import { buildSeedPlan } from './seed/plan.js'
 
 /** Keep-alive connections of every point. */

@@ -74,7 +74,19 @@ export async function startBenchNode(args: string[]): Promise<BenchNode> {
   const datadir = mkdtempSync(join(tmpdir(), 'ibex-bench-node-'))
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(REPO, 'bin', 'ibex.js'), 'start', '--network', 'dev', '--datadir', datadir, '--http.port', String(port), '--http.api', 'eth,net,web3,txpool,debug', ...args],
+    [
+      join(REPO, 'bin', 'ibex.js'),
+      'start',
+      '--network',
+      'dev',
+      '--datadir',
+      datadir,
+      '--http.port',
+      String(port),
+      '--http.api',
+      'eth,net,web3,txpool,debug',
+      ...args,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
   )
   const lines: BenchNode['lines'] = []
@@ -143,10 +155,21 @@ export class Sender {
   // biome-ignore lint/suspicious/noExplicitAny: receipt JSON
   async send(to: string | undefined, data: string, gas = 3_000_000n): Promise<any> {
     const tx = createTx(
-      { type: 2, chainId: 1337n, nonce: this.#nonce++, to: to as `0x${string}` | undefined, data: data as `0x${string}`, gasLimit: gas, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n },
+      {
+        type: 2,
+        chainId: 1337n,
+        nonce: this.#nonce++,
+        to: to as `0x${string}` | undefined,
+        data: data as `0x${string}`,
+        gasLimit: gas,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      },
       { common: this.#common },
     ).sign(this.#key)
-    const hash = await rpc<string>(this.#url, 'eth_sendRawTransaction', [`0x${Buffer.from(tx.serialize()).toString('hex')}`])
+    const hash = await rpc<string>(this.#url, 'eth_sendRawTransaction', [
+      `0x${Buffer.from(tx.serialize()).toString('hex')}`,
+    ])
     for (;;) {
       const r = await rpc(this.#url, 'eth_getTransactionReceipt', [hash])
       if (r) return r
@@ -174,12 +197,18 @@ export function compileFixtures(): Record<string, string> {
       JSON.stringify({
         language: 'Solidity',
         sources: { 'Trace.sol': { content } },
-        settings: { evmVersion: 'prague', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
+        settings: {
+          evmVersion: 'prague',
+          optimizer: { enabled: true, runs: 200 },
+          outputSelection: { '*': { '*': ['evm.bytecode.object'] } },
+        },
       }),
     ),
   )
   const result: Record<string, string> = {}
-  for (const [name, c] of Object.entries(out.contracts['Trace.sol'] as Record<string, { evm: { bytecode: { object: string } } }>)) {
+  for (const [name, c] of Object.entries(
+    out.contracts['Trace.sol'] as Record<string, { evm: { bytecode: { object: string } } }>,
+  )) {
     result[name] = `0x${c.evm.bytecode.object}`
   }
   return result

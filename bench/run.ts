@@ -83,7 +83,8 @@ if (values.baseline !== undefined) {
   PEERS['ibex@base'] = ibexBaseline(resolve(values.baseline))
   if (!names.includes('ibex@base')) names.splice(names.indexOf('ibex') + 1, 0, 'ibex@base')
 }
-for (const n of names) if (PEERS[n] === undefined) throw new Error(`unknown node ${n} (known: ${NODE_NAMES.join(', ')})`)
+for (const n of names)
+  if (PEERS[n] === undefined) throw new Error(`unknown node ${n} (known: ${NODE_NAMES.join(', ')})`)
 const scenarioNames = (values.scenarios as string).split(',').filter(Boolean)
 for (const s of scenarioNames)
   if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s} (known: ${Object.keys(SCENARIOS).join(', ')})`)

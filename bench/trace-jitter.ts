@@ -13,9 +13,7 @@ const BLOCK_TIME_MS = Number(process.argv[3] ?? 500)
 const CLIENTS = Number(process.argv[4] ?? 2)
 const LOOP_N = Number(process.argv[5] ?? 3000)
 
-const CONFIGS: { label: string; args: string[] }[] = [
-  { label: 'traces on the trace worker', args: [] },
-]
+const CONFIGS: { label: string; args: string[] }[] = [{ label: 'traces on the trace worker', args: [] }]
 
 interface Stats {
   blocks: number
@@ -41,18 +39,30 @@ async function main(): Promise<void> {
   const loop = compileFixtures().Loop as string
   const rows: string[] = []
   for (const cfg of CONFIGS) {
-    const node = await startBenchNode(['--block-time', `${BLOCK_TIME_MS}ms`, '--log-level', 'info', '--rpc.response-limit', '0', ...cfg.args])
+    const node = await startBenchNode([
+      '--block-time',
+      `${BLOCK_TIME_MS}ms`,
+      '--log-level',
+      'info',
+      '--rpc.response-limit',
+      '0',
+      ...cfg.args,
+    ])
     try {
       const sender = new Sender(node.url)
       const address = (await sender.send(undefined, loop)).contractAddress as string
       const traced = (await sender.send(address, loopRunData(LOOP_N), 29_000_000n)).transactionHash as string
-      const first = (await rpc(node.url, 'debug_traceTransaction', [traced, { disableStorage: true }])).structLogs.length as number
+      const first = (await rpc(node.url, 'debug_traceTransaction', [traced, { disableStorage: true }])).structLogs
+        .length as number
       const t0 = performance.now()
       await new Promise((r) => setTimeout(r, SECONDS * 1000))
       const idle = intervals(sealedBetween(node.lines, t0, performance.now()))
       const phases: [string, Stats][] = [['idle', idle]]
       // struct logger (~150 bytes of JSON per step: large answers) and callTracer (tiny answers)
-      for (const [name, options] of [['struct logger', { disableStorage: true }], ['callTracer', { tracer: 'callTracer' }]] as const) {
+      for (const [name, options] of [
+        ['struct logger', { disableStorage: true }],
+        ['callTracer', { tracer: 'callTracer' }],
+      ] as const) {
         const t1 = performance.now()
         let traces = 0
         let stop = false
@@ -62,7 +72,12 @@ async function main(): Promise<void> {
             const res = await fetch(node.url, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [traced, { ...options, timeout: '60s' }] }),
+              body: JSON.stringify({
+                jsonrpc: '2.0',
+                id: 1,
+                method: 'debug_traceTransaction',
+                params: [traced, { ...options, timeout: '60s' }],
+              }),
             })
             const body = await res.arrayBuffer()
             if (body.byteLength < 100) throw new Error(Buffer.from(body).toString())
@@ -73,7 +88,10 @@ async function main(): Promise<void> {
         stop = true
         const busyEnd = performance.now()
         await Promise.all(clients)
-        phases.push([`${CLIENTS} clients tracing (${name}, ${traces} traces)`, intervals(sealedBetween(node.lines, t1, busyEnd))])
+        phases.push([
+          `${CLIENTS} clients tracing (${name}, ${traces} traces)`,
+          intervals(sealedBetween(node.lines, t1, busyEnd)),
+        ])
       }
       for (const [phase, s] of phases) {
         const line = `| ${cfg.label} | ${phase} | ${s.blocks} | ${s.meanMs.toFixed(0)} | ${s.p99Ms.toFixed(0)} | ${s.maxMs.toFixed(0)} | ${s.maxLateMs.toFixed(0)} |`

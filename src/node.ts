@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex } from '@ethereumjs/util'
 import { createChainCommon, feeRouting, type GenesisJson, hasCancun } from './chain/common.js'
-import { type Database, openDatabase } from './chain/db.js'
+import { type Database, openDatabase } from './db/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
 import { backfillLogIndex } from './chain/logIndex.js'
@@ -35,7 +35,7 @@ import { decodeExtra } from './consensus/ibft/index.js'
 import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
 import { ChainEvents } from './filters/index.js'
-import { BlockBuilder } from './exec/blockBuilder.js'
+import { BlockBuilder } from './consensus/blockBuilder.js'
 import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
 import { type NodeOps, startNodeOps } from './ops/index.js'
@@ -100,7 +100,14 @@ export async function openChain(config: IbexConfig, log: Logger): Promise<Opened
       const batchGenesis = Buffer.from(JSON.stringify(genesis))
       await store.putMeta(GENESIS_JSON_KEY, batchGenesis)
       await store.commitBlock(
-        { hash, headerRaw, transactionBytes: [], receipts: [], totalDifficulty: BigInt(genesis.difficulty ?? 0), withdrawals: common.isActivatedEIP(4895) ? [] : undefined },
+        {
+          hash,
+          headerRaw,
+          transactionBytes: [],
+          receipts: [],
+          totalDifficulty: BigInt(genesis.difficulty ?? 0),
+          withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+        },
         trie,
         true,
       )
@@ -200,7 +207,10 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
       validators: validators.length,
       log,
     })
-    rpc = await createRpcServer({ config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network }, ops.rpc)
+    rpc = await createRpcServer(
+      { config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network },
+      ops.rpc,
+    )
     sealer?.start()
     // workers load the EVM (~1 s of CPU each): after the caller has printed its banner
     const execPool = exec
@@ -230,7 +240,10 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
       stopping ??= (async () => {
         // drain JSON-RPC first: running requests still need the pool, the workers and the database
         const drain = await running.stop()
-        log.info(`json-rpc stopped: ${drain.inFlight - drain.cut} of ${drain.inFlight} running requests answered, ${drain.cut} cut`, { ...drain })
+        log.info(
+          `json-rpc stopped: ${drain.inFlight - drain.cut} of ${drain.inFlight} running requests answered, ${drain.cut} cut`,
+          { ...drain },
+        )
         await nodeOps.stop()
         await network?.stop()
         await sealer?.stop()
@@ -260,6 +273,10 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
     workerHeapMb: c.workerHeapMb,
     cacheBytes: c.cacheMb * 1024 * 1024,
   })
-  log.info(exec.offloaded ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers` : 'execution pool off: calls and traces run on the main thread')
+  log.info(
+    exec.offloaded
+      ? `execution pool: ${c.workers} call workers, ${c.traceWorkers} trace workers`
+      : 'execution pool off: calls and traces run on the main thread',
+  )
   return exec
 }

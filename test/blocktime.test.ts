@@ -13,14 +13,19 @@ describe('block time', () => {
     const node = await startNode({ args: ['--block-time', '1s'] })
     const first = Number(await rpc<string>(node.url, 'eth_blockNumber'))
     const started = Date.now()
-    await waitFor(async () => Number(await rpc<string>(node.url, 'eth_blockNumber')) >= first + 3, { timeoutMs: 10_000 })
+    await waitFor(async () => Number(await rpc<string>(node.url, 'eth_blockNumber')) >= first + 3, {
+      timeoutMs: 10_000,
+    })
     const elapsed = Date.now() - started
     // three blocks take roughly three seconds: not a burst, not a stall
     expect(elapsed).toBeGreaterThan(1_500)
     const head = Number(await rpc<string>(node.url, 'eth_blockNumber'))
     let previous = -1
     for (let n = 1; n <= head; n++) {
-      const block = await rpc<{ transactions: unknown[]; timestamp: string }>(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+      const block = await rpc<{ transactions: unknown[]; timestamp: string }>(node.url, 'eth_getBlockByNumber', [
+        `0x${n.toString(16)}`,
+        false,
+      ])
       expect(block.transactions).toEqual([])
       const ts = Number(block.timestamp)
       expect(ts).toBeGreaterThan(previous)

@@ -13,7 +13,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
 import { TRACE_THREAD_NICE } from '../src/exec/pool/constants.js'
 import { runTask, type TaskResult, type TraceParts, type TraceTask } from '../src/exec/pool/tasks.js'
-import { transferablesOf } from '../src/exec/tracers/sink.js'
+import { transferablesOf } from '../src/trace/sink.js'
 
 try {
   setPriority(0, TRACE_THREAD_NICE)

@@ -8,7 +8,7 @@
  * is measured in FRAMING_ROUNDS turns of node:http and each node, each keeping its median turn.
  */
 import { generate, type Summary } from '../load/index.js'
-import { prng } from './requests.js'
+import { prng } from '../../src/util/prng.js'
 import { job, type Row, rowOf, type Scenario } from './types.js'
 
 export const COMPARE_METHODS = [
@@ -38,7 +38,10 @@ export const compare: Scenario = {
     const lists: Record<string, ReturnType<typeof ctx.requests.single>> = {
       eth_blockNumber: ctx.requests.single('eth_blockNumber', 16),
       eth_getBalance: ctx.requests.single('eth_getBalance'),
-      'eth_getBalance(distinct)': ctx.requests.single('eth_getBalance', DISTINCT_CALLS, () => [randomAddress(), 'latest']),
+      'eth_getBalance(distinct)': ctx.requests.single('eth_getBalance', DISTINCT_CALLS, () => [
+        randomAddress(),
+        'latest',
+      ]),
       'eth_getBlockByNumber(full)': ctx.requests.single('eth_getBlockByNumber', undefined, () => {
         const h = ctx.plan.history[Math.floor(rand() * ctx.plan.history.length)] as { block: number }
         return [`0x${h.block.toString(16)}`, true]
@@ -110,7 +113,12 @@ export function ratioNotes(rows: Row[], c: number): string[] {
     const r = ratio(get('ibex', m), get('anvil', m))
     if (r !== undefined) notes.push(`ibex ${m} = ${r.toFixed(2)}× anvil (target ≥ ${want})`)
   }
-  const base = COMPARE_METHODS.map((m) => [m, ratio(get('ibex', m), get('ibex@base', m))] as const).filter(([, r]) => r !== undefined)
-  if (base.length > 0) notes.push(`ibex / ibex@base (after / before): ${base.map(([m, r]) => `${m} ${(r as number).toFixed(2)}×`).join(', ')}`)
+  const base = COMPARE_METHODS.map((m) => [m, ratio(get('ibex', m), get('ibex@base', m))] as const).filter(
+    ([, r]) => r !== undefined,
+  )
+  if (base.length > 0)
+    notes.push(
+      `ibex / ibex@base (after / before): ${base.map(([m, r]) => `${m} ${(r as number).toFixed(2)}×`).join(', ')}`,
+    )
   return notes
 }

@@ -7,6 +7,7 @@
 import type { LoadRequest } from '../load/index.js'
 import type { SeedPlan } from '../seed/plan.js'
 import { addressWord, selector } from '../seed/sign.js'
+import { prng } from '../../src/util/prng.js'
 
 /** Requests per generated list (rotated through by the generators). */
 export const LIST_SIZE = 4000
@@ -27,18 +28,6 @@ export const READ_MIX: Record<string, number> = {
 
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
 const BALANCE_OF = selector('balanceOf(address)')
-
-/** mulberry32: a small deterministic PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function body(method: string, params: unknown[], id = 1): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params })

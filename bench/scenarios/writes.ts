@@ -99,7 +99,9 @@ async function drive(node: RunningNode, txs: SignedTx[], rate: number): Promise<
           else {
             refused++
             const why =
-              a.status !== 200 ? `HTTP ${a.status}` : (/"message":"([^"]*)"/.exec(a.body?.toString() ?? '')?.[1] ?? 'error')
+              a.status !== 200
+                ? `HTTP ${a.status}`
+                : (/"message":"([^"]*)"/.exec(a.body?.toString() ?? '')?.[1] ?? 'error')
             reasons.set(why, (reasons.get(why) ?? 0) + 1)
           }
           idle.push(c)
@@ -222,7 +224,10 @@ export const writes: Scenario = {
       title: this.title,
       unit: 'tx/s finalized',
       rows,
-      notes: [...notes, "p50/p99: from each transaction's scheduled send to the poller seeing it in a block (50 ms polling)."],
+      notes: [
+        ...notes,
+        "p50/p99: from each transaction's scheduled send to the poller seeing it in a block (50 ms polling).",
+      ],
     }
   },
 }

@@ -9,11 +9,8 @@
  *   then ×history  transferMany to `transfersPerTx` holders (one Transfer log each), followed by
  *                  `gap` empty blocks: a dense Transfer history over history × (gap + 1) blocks
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
 import { devAccounts } from '../../src/config/accounts.js'
-import { REPO } from '../repo.js'
+import { compileBench } from '../../test/helpers/compile.js'
 import {
   bytes,
   createdAddress,
@@ -61,38 +58,6 @@ export interface SeedPlan {
   history: { hash: string; block: number }[]
   /** Runtime code of BenchToken (to check the deployment). */
   tokenRuntime: string
-}
-
-interface Compiled {
-  bytecode: string
-  runtime: string
-}
-
-/** Compiles bench/seed/Bench.sol for Shanghai with solc-js. */
-export function compileBench(): Record<'BenchToken' | 'Disperse', Compiled> {
-  const require = createRequire(import.meta.url)
-  const solc = require('solc') as { compile(input: string): string }
-  const content = readFileSync(join(REPO, 'bench', 'seed', 'Bench.sol'), 'utf8')
-  const out = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'Bench.sol': { content } },
-        settings: {
-          evmVersion: 'shanghai',
-          optimizer: { enabled: true, runs: 200 },
-          outputSelection: { '*': { '*': ['evm.bytecode.object', 'evm.deployedBytecode.object'] } },
-        },
-      }),
-    ),
-  )
-  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
-  if (errors.length > 0) throw new Error(`Bench.sol: ${JSON.stringify(errors)}`)
-  const pick = (name: string): Compiled => {
-    const c = out.contracts['Bench.sol'][name].evm
-    return { bytecode: `0x${c.bytecode.object}`, runtime: `0x${c.deployedBytecode.object}` }
-  }
-  return { BenchToken: pick('BenchToken'), Disperse: pick('Disperse') }
 }
 
 export function buildSeedPlan(options: SeedOptions = DEFAULT_SEED): SeedPlan {

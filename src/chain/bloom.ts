@@ -10,7 +10,7 @@ export const BLOOM_BYTES = 256
 export function addToBloom(bloom: Uint8Array, item: Uint8Array): void {
   const h = keccak256(item)
   for (let i = 0; i < 6; i += 2) {
-    const bit = ((h[i] as number) << 8 | (h[i + 1] as number)) & 2047
+    const bit = (((h[i] as number) << 8) | (h[i + 1] as number)) & 2047
     bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7)
   }
 }
@@ -31,7 +31,7 @@ export function orBloom(target: Uint8Array, source: Uint8Array): void {
 export function bloomContains(bloom: Uint8Array, item: Uint8Array): boolean {
   const h = keccak256(item)
   for (let i = 0; i < 6; i += 2) {
-    const bit = ((h[i] as number) << 8 | (h[i + 1] as number)) & 2047
+    const bit = (((h[i] as number) << 8) | (h[i + 1] as number)) & 2047
     if (((bloom[BLOOM_BYTES - 1 - (bit >> 3)] as number) & (1 << (bit & 7))) === 0) return false
   }
   return true

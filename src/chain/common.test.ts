@@ -24,7 +24,10 @@ describe('feeRouting', () => {
   })
 
   it('a genesis without fee settings: validator gets the tips, the base fee is burned', () => {
-    const { coinbase, baseFeeRecipient } = feeRouting({ config: { ibft: { blockTime: 2, epochSize: 30000 } } }, VALIDATOR)
+    const { coinbase, baseFeeRecipient } = feeRouting(
+      { config: { ibft: { blockTime: 2, epochSize: 30000 } } },
+      VALIDATOR,
+    )
     expect(bytesToHex(coinbase)).toBe(VALIDATOR)
     expect(baseFeeRecipient).toBeUndefined()
   })

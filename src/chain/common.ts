@@ -64,9 +64,15 @@ export function hasCancun(genesis: GenesisJson): boolean {
  * `config.ibft.feeRecipient`, else the sealing validator; the EIP-1559 base fee goes to
  * `config.baseFeeRecipient`, else it is burned (DESIGN "Chain rules").
  */
-export function feeRouting(genesis: GenesisJson, validator: string): { coinbase: Uint8Array; baseFeeRecipient: Uint8Array | undefined } {
+export function feeRouting(
+  genesis: GenesisJson,
+  validator: string,
+): { coinbase: Uint8Array; baseFeeRecipient: Uint8Array | undefined } {
   const toBytes = (hex: string) => Buffer.from(hex.replace(/^0x/, ''), 'hex')
   const miner = genesis.config?.ibft?.feeRecipient as string | undefined
   const baseFee = genesis.config?.baseFeeRecipient as string | undefined
-  return { coinbase: toBytes(miner ?? validator), baseFeeRecipient: baseFee === undefined ? undefined : toBytes(baseFee) }
+  return {
+    coinbase: toBytes(miner ?? validator),
+    baseFeeRecipient: baseFee === undefined ? undefined : toBytes(baseFee),
+  }
 }

@@ -24,7 +24,10 @@ function toBytes(hex: string): Uint8Array {
 /** Writes `alloc` into `trie` (pending, flushed with the genesis block) and returns the state root. */
 export async function writeGenesisState(genesis: GenesisJson, common: Common, trie: TrieStore): Promise<Uint8Array> {
   const sm = createStateManager(trie, common)
-  const alloc = (genesis.alloc ?? {}) as Record<string, { balance?: string; nonce?: string; code?: string; storage?: Record<string, string> }>
+  const alloc = (genesis.alloc ?? {}) as Record<
+    string,
+    { balance?: string; nonce?: string; code?: string; storage?: Record<string, string> }
+  >
   for (const [addrHex, acct] of Object.entries(alloc)) {
     const address = new Address(setLengthLeft(toBytes(addrHex), 20))
     const account = new Account(BigInt(hexOr(acct.nonce, '0x0')), BigInt(hexOr(acct.balance, '0x0')))

@@ -4,7 +4,7 @@
  * chains) it is keccak256 of the RLP header, as on Ethereum.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { ibftBlockHash } from '../consensus/ibft/index.js'
+import { ibftBlockHash } from './ibft/index.js'
 import { keccak256 } from '../util/crypto.js'
 import type { GenesisJson } from './common.js'
 

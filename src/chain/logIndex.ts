@@ -12,7 +12,7 @@
  * existed is indexed at start (backfillLogIndex).
  */
 import type { Logger } from '../log.js'
-import type { Database, WriteBatch } from './db.js'
+import type { Database, WriteBatch } from '../db/db.js'
 import type { StoredReceipt } from './receipt.js'
 import type { ChainStore } from './store.js'
 

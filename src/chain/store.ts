@@ -17,7 +17,7 @@ import { createTxFromBlockBodyData } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
 import type { TrieStore } from '../state/trieStore.js'
 import { memoizeParams } from './commonParams.js'
-import type { Database } from './db.js'
+import type { Database } from '../db/db.js'
 import { writeLogIndex } from './logIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
 
@@ -230,7 +230,10 @@ export class ChainStore {
     if (this.#cache.has(key)) return
     this.#cache.set(key, block)
     this.#cacheBytes += block.size
-    while (this.#cache.size > BLOCK_CACHE_ENTRIES || (this.#cacheBytes > BLOCK_CACHE_RLP_BYTES && this.#cache.size > 1)) {
+    while (
+      this.#cache.size > BLOCK_CACHE_ENTRIES ||
+      (this.#cacheBytes > BLOCK_CACHE_RLP_BYTES && this.#cache.size > 1)
+    ) {
       const oldest = this.#cache.keys().next().value
       if (oldest === undefined) break
       this.#cacheBytes -= this.#cache.get(oldest)?.size ?? 0
@@ -238,7 +241,13 @@ export class ChainStore {
     }
   }
 
-  #decode(hash: Uint8Array, headerBytes: Uint8Array, bodyBytes: Uint8Array, td: bigint, decoded?: TypedTransaction[]): ChainBlock {
+  #decode(
+    hash: Uint8Array,
+    headerBytes: Uint8Array,
+    bodyBytes: Uint8Array,
+    td: bigint,
+    decoded?: TypedTransaction[],
+  ): ChainBlock {
     const headerRaw = RLP.decode(headerBytes) as Uint8Array[]
     const header = createBlockHeaderFromBytesArray(headerRaw, {
       common: this.common,
@@ -283,4 +292,3 @@ function blockSize(headerBytes: Uint8Array, bodyBytes: Uint8Array): number {
   if (payload >= 56) for (let l = payload; l > 0; l = Math.floor(l / 256)) prefix++
   return prefix + payload
 }
-

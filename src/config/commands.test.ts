@@ -26,9 +26,18 @@ describe('commands', () => {
   })
 
   it('rejects unknown commands and flags before a command', () => {
-    rejects(['serve'], 'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)')
-    rejects(['help', 'serve'], 'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)')
-    rejects(['--network', 'dev'], 'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)')
+    rejects(
+      ['serve'],
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
+    )
+    rejects(
+      ['help', 'serve'],
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
+    )
+    rejects(
+      ['--network', 'dev'],
+      'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)',
+    )
   })
 
   it('reads import and export arguments', () => {
@@ -53,7 +62,13 @@ describe('commands', () => {
     rejects(['genesis', '--out', 'x'], 'ibex genesis needs exactly one of --validators N or --addresses LIST')
     rejects(['genesis', '--validators', '2'], 'ibex genesis needs --out DIR')
     rejects(['genesis', '--validators', '0', '--out', 'x'], 'invalid --validators "0": expected an integer 1-1000')
-    rejects(['genesis', '--addresses', '0x12', '--out', 'x'], 'invalid --addresses "0x12": expected a comma-separated list of 0x-prefixed 20-byte addresses')
-    rejects(['genesis', '--validators', '1', '--out', 'x', '--chain-id', '0'], 'invalid --chain-id "0": expected an integer >= 1')
+    rejects(
+      ['genesis', '--addresses', '0x12', '--out', 'x'],
+      'invalid --addresses "0x12": expected a comma-separated list of 0x-prefixed 20-byte addresses',
+    )
+    rejects(
+      ['genesis', '--validators', '1', '--out', 'x', '--chain-id', '0'],
+      'invalid --chain-id "0": expected an integer >= 1',
+    )
   })
 })

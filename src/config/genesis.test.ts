@@ -170,7 +170,11 @@ describe('presets', () => {
     const g = loadPresetGenesis(network)
     expect(g.config.chainId).toBe(chainId)
     // the RevenuePool is the blocks' miner (tips) as well as the base fee recipient
-    expect(g.config.ibft).toEqual({ blockTime: 2, epochSize: 30000, feeRecipient: daoGenesis(network).addresses.RevenuePool })
+    expect(g.config.ibft).toEqual({
+      blockTime: 2,
+      epochSize: 30000,
+      feeRecipient: daoGenesis(network).addresses.RevenuePool,
+    })
     expect(g.config.pragueTime).toBe(0)
     expect(g.mixHash).toBe(IBFT_MIX_HASH)
     expect(readExtraDataValidators(g.extraData)).toHaveLength(4)

@@ -211,7 +211,8 @@ function scanArgs(command: Command, args: string[]): { flags: RawFlag[]; positio
 
 function describeFlag(name: string): string {
   const setting = FLAG_SETTINGS.get(name)
-  const def = setting === undefined ? COMMAND_FLAG_DEFS.get(name) : { metavar: setting.kind.metavar, help: setting.help }
+  const def =
+    setting === undefined ? COMMAND_FLAG_DEFS.get(name) : { metavar: setting.kind.metavar, help: setting.help }
   return `expected ${def?.metavar ?? 'a value'}: ${def?.help ?? ''}`
 }
 
@@ -354,7 +355,14 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
   const tooMany = (max: number) => {
     if (args.length > max) throw new ConfigError(`unexpected argument ${JSON.stringify(args[max])} for ibex ${command}`)
   }
-  if (command === 'start' || command === 'init' || command === 'genesis' || command === 'faucet' || command === 'chain-info') tooMany(0)
+  if (
+    command === 'start' ||
+    command === 'init' ||
+    command === 'genesis' ||
+    command === 'faucet' ||
+    command === 'chain-info'
+  )
+    tooMany(0)
   if (command === 'import' || command === 'export') {
     if (args.length === 0)
       throw new ConfigError(
@@ -377,7 +385,9 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
     }
     if (extra.out === undefined) throw new ConfigError('ibex genesis needs --out DIR')
     if (extra.addresses !== undefined && (extra.fullNodes ?? 0) > 0) {
-      throw new ConfigError('ibex genesis --full-nodes needs --validators N (node directories are written with their keys)')
+      throw new ConfigError(
+        'ibex genesis --full-nodes needs --validators N (node directories are written with their keys)',
+      )
     }
   }
 }

@@ -109,7 +109,10 @@ export function settleGenesisDefaults(config: IbexConfig, explicit: ExplicitKeys
 }
 
 /** Chain ids of the public networks, where per-IP budgets are on unless configured otherwise. */
-const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([BigInt(NETWORK_CHAIN_IDS.mainnet), BigInt(NETWORK_CHAIN_IDS.testnet)])
+const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([
+  BigInt(NETWORK_CHAIN_IDS.mainnet),
+  BigInt(NETWORK_CHAIN_IDS.testnet),
+])
 
 /**
  * settleChainDefaults: the rules that need the chain the datadir holds, applied when the node

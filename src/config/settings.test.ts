@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os'
 
 import { describe, expect, it } from 'vitest'
 
-import { describeDefault } from '../cli/commands/help.js'
 import { DEFAULT_CONFIG, defaultConfig } from './defaults.js'
 import { getAt, showBytes, showDuration, showWei } from './kinds.js'
 import { loadConfig } from './load.js'
@@ -10,7 +9,6 @@ import { settleChainDefaults } from './presets.js'
 import { OPTIONAL_SECTIONS, SETTINGS } from './settings.js'
 
 const load = (...argv: string[]) => loadConfig(argv, {})
-const settingOf = (key: string) => SETTINGS.find((s) => s.key === key) ?? SETTINGS.find((s) => s.flag === key)
 
 /** Every default as it stood before the settings became one table (mainnet; other presets below). */
 const MAINNET = {
@@ -180,7 +178,10 @@ describe('chain defaults at start', () => {
     expect(other.jsonrpc.rateLimit).toEqual({ requests: 0, call: 0, logs: 0, debug: 0, burstMs: 2000, explicit: false })
     expect(mainnet.jsonrpc.rateLimit.requests).toBe(200)
     const set = load('start', '--rpc.ratelimit.call', '7').config
-    expect(settleChainDefaults(set, { chainId: 1337n, ibft: true }).jsonrpc.rateLimit).toMatchObject({ requests: 200, call: 7 })
+    expect(settleChainDefaults(set, { chainId: 1337n, ibft: true }).jsonrpc.rateLimit).toMatchObject({
+      requests: 200,
+      call: 7,
+    })
   })
 
   it('a chain without IBFT keeps geth price limit (1 wei) unless one was set', () => {
@@ -205,24 +206,5 @@ describe('defaults as shown in --help and the README', () => {
     ])
     expect([1024, 5 * 1024 * 1024, 25_000_000].map(showBytes)).toEqual(['1024', '5242880 (5 MiB)', '25000000 (25 MB)'])
     expect([0n, 7n, 10n ** 9n, 500n * 10n ** 18n].map(showWei)).toEqual(['0', '7', '1gwei', '500ether'])
-  })
-
-  it.each([
-    ['network', 'mainnet'],
-    ['datadir', './data/<network> (--genesis: ./data/custom)'],
-    ['genesis', 'the network preset'],
-    ['block_time', '2s (dev: 0)'],
-    ['jsonrpc.cors_origins', 'none (dev: *)'],
-    ['jsonrpc.rate_limit', '200 (dev, --genesis: 0)'],
-    ['jsonrpc.rate_burst', '2s'],
-    ['jsonrpc.max_body_bytes', '5242880 (5 MiB)'],
-    ['txpool.price_limit', '1gwei (dev: 0)'],
-    ['chain.name', 'Ibex Mainnet (testnet: Ibex Testnet; dev: Ibex Dev)'],
-    ['chain.explorer_url', '"" (none)'],
-    ['p2p.port', 'p2p off (30303 once on)'],
-    ['exec.workers', 'cores - 1 (at least 1)'],
-    ['faucet.amount', '1ether'],
-  ])('%s: %s', (key, text) => {
-    expect(describeDefault(settingOf(key) as never)).toBe(text)
   })
 })

@@ -228,7 +228,10 @@ export function parseVhosts(raw: unknown): string[] {
   for (const host of list) {
     if (host === '*') continue
     if (host.length > MAX_HOST_NAME_LENGTH || !HOST_LABELS.test(host)) {
-      throw new ValueProblem(`${JSON.stringify(host)} is not a host name (e.g. localhost, rpc.example.org, *)`, 'specific')
+      throw new ValueProblem(
+        `${JSON.stringify(host)} is not a host name (e.g. localhost, rpc.example.org, *)`,
+        'specific',
+      )
     }
   }
   return list

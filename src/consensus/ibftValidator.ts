@@ -12,9 +12,9 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import type { ChainBlock, ChainStore } from '../chain/store.js'
-import type { BlockBuilder, ExecutedBlock } from '../exec/blockBuilder.js'
+import type { BlockBuilder, ExecutedBlock } from './blockBuilder.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
-import { IbftBlockError, type IbftBlockImporter } from '../exec/ibftImport.js'
+import { IbftBlockError, type IbftBlockImporter } from './ibftImport.js'
 import type { Logger } from '../log.js'
 import type { TxPool } from '../txpool/index.js'
 import {

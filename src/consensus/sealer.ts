@@ -11,7 +11,7 @@
  * Builds never overlap: one runs at a time, the next waits for it.
  */
 import type { ChainBlock, ChainStore } from '../chain/store.js'
-import type { BlockBuilder } from '../exec/blockBuilder.js'
+import type { BlockBuilder } from './blockBuilder.js'
 import type { PoolTx, TxPool } from '../txpool/index.js'
 
 export interface SealerOptions {
@@ -54,9 +54,12 @@ export class SingleValidatorSealer {
     if (this.#stopped) return
     const parentMs = Number(this.#o.store.head.header.timestamp) * 1000
     const due = Math.max(parentMs + this.#o.blockTimeMs - Date.now(), 0)
-    this.#timer = setTimeout(() => {
-      this.#run().finally(() => this.#armTimer())
-    }, Math.min(due, this.#o.blockTimeMs))
+    this.#timer = setTimeout(
+      () => {
+        this.#run().finally(() => this.#armTimer())
+      },
+      Math.min(due, this.#o.blockTimeMs),
+    )
   }
 
   #schedule(): void {

@@ -8,7 +8,7 @@ import { blockLogsAt } from './keptLogs.js'
 import { compileMatcher } from './match.js'
 import { candidateBlocks, type LogQuery, queryLogs } from './query.js'
 import { type SubscriptionItem, Subscriptions } from './subscriptions.js'
-import { criteria, hex, num, openFilterChain, SENDER, T, topic } from './testing.js'
+import { criteria, hex, num, openFilterChain, SENDER, T, topic } from '../../test/helpers/filters.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import type { ChainStore } from '../chain/store.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import { readiness } from './health.js'

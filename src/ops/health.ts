@@ -9,7 +9,7 @@
  *                - "no peers"         p2p is on with bootnodes or other validators, and no peer is connected,
  *                - "shutting down"    SIGTERM received: finishing running requests before exit.
  */
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import type { ChainStore } from '../chain/store.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import type { HealthReport } from '../rpc/server/http.js'

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import type { Engine } from '../chain/hash.js'
 import type { ChainStore } from '../chain/store.js'
 import { packageRoot } from '../config/genesis.js'

@@ -110,7 +110,12 @@ export interface Backend {
   traceBlock(block: ChainBlock, options: TraceOptions): Promise<TraceParts>
   /** Traces a block given as RLP (debug_traceBlock), on top of its stored parent. */
   traceRawBlock(rlp: Uint8Array, options: TraceOptions): Promise<TraceParts>
-  traceCall(block: ChainBlock, request: CallRequest, overrides: AccountOverride[], options: TraceOptions): Promise<TraceParts>
+  traceCall(
+    block: ChainBlock,
+    request: CallRequest,
+    overrides: AccountOverride[],
+    options: TraceOptions,
+  ): Promise<TraceParts>
 
   // ── logs, filters, network ───────────────────────────────────────────────────────────────
   getLogs(criteria: FilterCriteria): Promise<LogsResult>

@@ -12,19 +12,18 @@ import {
   InsufficientFundsForTransferError,
   IntrinsicGasError,
   TipAboveFeeCapError,
-} from '../exec/errors.js'
+} from '../evm/errors.js'
 import { NodeShuttingDownError, PoolBusyError, TraceLimitError, WorkerCrashedError } from '../exec/pool/errors.js'
-import { SIM_ERROR, SimulationError } from '../exec/simulate/errors.js'
-import { TraceConfigError, TraceOptionsError } from '../exec/tracers/options.js'
-import { OverrideError } from '../exec/tracers/overrides.js'
-import { TraceError, TraceTimeoutError } from '../exec/tracers/run.js'
-import { TraceTooLargeError } from '../exec/tracers/sink.js'
+import { SIM_ERROR, SimulationError } from '../simulate/errors.js'
+import { TraceConfigError, TraceOptionsError } from '../trace/options.js'
+import { OverrideError } from '../trace/overrides.js'
+import { TraceError, TraceTimeoutError } from '../trace/run.js'
+import { TraceTooLargeError } from '../trace/sink.js'
 import { filterErrors } from '../filters/errors.js'
 import { txErrors } from '../txpool/errors.js'
 import { errorClasses, IbexError, reviveError, toWireError } from '../util/errors.js'
 import {
   ClientLimitExceededError,
-  decodeRevertReason,
   errorCodeOf,
   errorKinds,
   INTERNAL_ERROR_MESSAGE,
@@ -44,7 +43,8 @@ import {
   SubscriptionNotFoundError,
   toJsonRpcError,
 } from './errors.js'
-import { hexToBytes, toData } from './hex.js'
+import { hexToBytes, toData } from '../util/hex.js'
+import { decodeRevertReason } from '../util/revert.js'
 
 const word = (n: bigint | number): string => BigInt(n).toString(16).padStart(64, '0')
 

@@ -39,7 +39,14 @@ export interface RpcOps {
   ready?: (draining: boolean) => HealthReport
 }
 
-export const NAMESPACES: Namespace<Backend>[] = [ethNamespace, netNamespace, web3Namespace, debugNamespace, debugTraceNamespace, txpoolNamespace]
+export const NAMESPACES: Namespace<Backend>[] = [
+  ethNamespace,
+  netNamespace,
+  web3Namespace,
+  debugNamespace,
+  debugTraceNamespace,
+  txpoolNamespace,
+]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {
   const backend = new NodeBackend(deps)
@@ -71,7 +78,10 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     health: () => {
       const head = backend.head()
       const ageSeconds = Math.floor(Date.now() / 1000) - Number(head.header.timestamp)
-      return { ok: true, body: { status: 'ok', synced: true, head: Number(head.header.number), headAgeSeconds: ageSeconds } }
+      return {
+        ok: true,
+        body: { status: 'ok', synced: true, head: Number(head.header.number), headAgeSeconds: ageSeconds },
+      }
     },
   })
   if (!rpc.enabled) {

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devAccounts } from '../config/accounts.js'
 import { DEV_ACCOUNT_BALANCE_WEI, defaultConfig } from '../config/defaults.js'
-import { openTestChain } from '../exec/testing.js'
+import { openTestChain } from '../../test/helpers/chain.js'
 import { ChainEvents } from '../filters/index.js'
-import { toQuantity } from './hex.js'
+import { toQuantity } from '../util/hex.js'
 import { ethNamespace } from './namespaces/eth/index.js'
 import { callMethod } from './namespaces/testing.js'
 import { NodeBackend } from './nodeBackend.js'
@@ -68,6 +68,8 @@ describe('NodeBackend', () => {
     expect(genesis?.hash).toEqual(backend.genesisHash)
     expect(backend.head().header.number).toBe(0n)
     expect(backend.isCanonical(genesis as NonNullable<typeof genesis>)).toBe(true)
-    expect(await callMethod(ethNamespace, backend, 'eth_chainId')).toEqual({ result: toQuantity(chain.common.chainId()) })
+    expect(await callMethod(ethNamespace, backend, 'eth_chainId')).toEqual({
+      result: toQuantity(chain.common.chainId()),
+    })
   })
 })

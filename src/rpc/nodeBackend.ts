@@ -13,7 +13,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { bytesToBigInt, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { GenesisJson } from '../chain/common.js'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import { depositContractAddress } from '../chain/forks.js'
 import type { Engine } from '../chain/hash.js'
 import type { StoredReceipt } from '../chain/receipt.js'
@@ -36,7 +36,7 @@ import type { Logger } from '../log.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
-import { toData } from './hex.js'
+import { toData } from '../util/hex.js'
 import type { AccountFields, Backend, LogsResult, StateReader } from './backend.js'
 import { formatSimulatedBlocks } from './format/simulated.js'
 import type { FilterCriteria } from './params/index.js'
@@ -168,7 +168,10 @@ export class NodeBackend implements Backend {
     if (rlp === null) return NO_ACCOUNT
     if (rlp !== undefined) {
       const fields = RLP.decode(rlp) as Uint8Array[]
-      return { nonce: bytesToBigInt(fields[ACCOUNT_NONCE] as Uint8Array), balance: bytesToBigInt(fields[ACCOUNT_BALANCE] as Uint8Array) }
+      return {
+        nonce: bytesToBigInt(fields[ACCOUNT_NONCE] as Uint8Array),
+        balance: bytesToBigInt(fields[ACCOUNT_BALANCE] as Uint8Array),
+      }
     }
     return stateAt(this.#db, this.#common, block.header.stateRoot)
       .getAccount(createAddressFromString(address))
@@ -210,12 +213,24 @@ export class NodeBackend implements Backend {
 
   async call(block: ChainBlock, request: CallRequest): Promise<Uint8Array> {
     const head = this.#store.head.header.number
-    return (await this.#exec.call({ kind: 'call', head, blockHash: block.hash, request, limits: this.#callLimits })) as Uint8Array
+    return (await this.#exec.call({
+      kind: 'call',
+      head,
+      blockHash: block.hash,
+      request,
+      limits: this.#callLimits,
+    })) as Uint8Array
   }
 
   async estimateGas(block: ChainBlock, request: CallRequest): Promise<bigint> {
     const head = this.#store.head.header.number
-    return (await this.#exec.call({ kind: 'estimateGas', head, blockHash: block.hash, request, limits: this.#callLimits })) as bigint
+    return (await this.#exec.call({
+      kind: 'estimateGas',
+      head,
+      blockHash: block.hash,
+      request,
+      limits: this.#callLimits,
+    })) as bigint
   }
 
   createAccessList(block: ChainBlock, request: CallRequest): Promise<AccessListResult> {
@@ -241,20 +256,47 @@ export class NodeBackend implements Backend {
   }
 
   traceTransaction(location: TxLocation, options: TraceOptions): Promise<TraceParts> {
-    return this.#trace({ kind: 'traceTx', head: this.#headNumber(), blockHash: location.blockHash, index: location.index, options, maxBytes: this.#traceMaxBytes }, 1)
+    return this.#trace(
+      {
+        kind: 'traceTx',
+        head: this.#headNumber(),
+        blockHash: location.blockHash,
+        index: location.index,
+        options,
+        maxBytes: this.#traceMaxBytes,
+      },
+      1,
+    )
   }
 
   traceBlock(block: ChainBlock, options: TraceOptions): Promise<TraceParts> {
-    const task: TraceJob = { kind: 'traceBlock', head: this.#headNumber(), blockHash: block.hash, options, maxBytes: this.#traceMaxBytes }
+    const task: TraceJob = {
+      kind: 'traceBlock',
+      head: this.#headNumber(),
+      blockHash: block.hash,
+      options,
+      maxBytes: this.#traceMaxBytes,
+    }
     return this.#trace(task, block.transactions.length)
   }
 
   traceRawBlock(rlp: Uint8Array, options: TraceOptions): Promise<TraceParts> {
-    const task: TraceJob = { kind: 'traceRlpBlock', head: this.#headNumber(), rlp, options, maxBytes: this.#traceMaxBytes }
+    const task: TraceJob = {
+      kind: 'traceRlpBlock',
+      head: this.#headNumber(),
+      rlp,
+      options,
+      maxBytes: this.#traceMaxBytes,
+    }
     return this.#trace(task, txCountOf(rlp))
   }
 
-  traceCall(block: ChainBlock, request: CallRequest, overrides: AccountOverride[], options: TraceOptions): Promise<TraceParts> {
+  traceCall(
+    block: ChainBlock,
+    request: CallRequest,
+    overrides: AccountOverride[],
+    options: TraceOptions,
+  ): Promise<TraceParts> {
     const task: TraceJob = {
       kind: 'traceCall',
       head: this.#headNumber(),

@@ -1,7 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MapDB } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { prng } from '../../bench/scenarios/requests.js'
+import { prng } from '../util/prng.js'
 import { EMPTY_TRIE_ROOT, type NodeStore, updateTrie } from './batchTrie.js'
 
 /** Budget of the random-batch differential test (~0.8 s idle): a ceiling for a busy machine, not a speed check. */
@@ -49,39 +49,48 @@ async function applyBoth(reference: MerklePatriciaTrie, store: MapStore, root: U
 }
 
 describe('updateTrie against ethereumjs MerklePatriciaTrie', () => {
-  it('gives the same root over batches of random writes and deletions, from empty', async () => {
-    const random = prng(11)
-    const reference = new MerklePatriciaTrie({ useKeyHashing: false })
-    const store = new MapStore()
-    let root = EMPTY_TRIE_ROOT
-    const live = new Map<string, Uint8Array>()
-    for (let round = 0; round < 40; round++) {
-      const writes: Write[] = []
-      const size = 1 + Math.floor(random() * (round < 5 ? 5 : 300))
-      for (let i = 0; i < size; i++) {
-        const r = random()
-        const keys = [...live.keys()]
-        let key: Uint8Array
-        if (r < 0.35 || keys.length === 0) key = bytes(random, 32)
-        else if (r < 0.5) key = near(random, Buffer.from(keys[Math.floor(random() * keys.length)] as string, 'hex'), Math.floor(random() * 32))
-        else key = Buffer.from(keys[Math.floor(random() * keys.length)] as string, 'hex')
-        // a key once per batch, as a state manager's flush gives them
-        if (writes.some(([k]) => hex(k) === hex(key))) continue
-        const value = random() < 0.3 ? null : bytes(random, 1 + Math.floor(random() * (random() < 0.5 ? 4 : 90)))
-        writes.push([key, value])
-        if (value === null) live.delete(hex(key))
-        else live.set(hex(key), value)
+  it(
+    'gives the same root over batches of random writes and deletions, from empty',
+    async () => {
+      const random = prng(11)
+      const reference = new MerklePatriciaTrie({ useKeyHashing: false })
+      const store = new MapStore()
+      let root = EMPTY_TRIE_ROOT
+      const live = new Map<string, Uint8Array>()
+      for (let round = 0; round < 40; round++) {
+        const writes: Write[] = []
+        const size = 1 + Math.floor(random() * (round < 5 ? 5 : 300))
+        for (let i = 0; i < size; i++) {
+          const r = random()
+          const keys = [...live.keys()]
+          let key: Uint8Array
+          if (r < 0.35 || keys.length === 0) key = bytes(random, 32)
+          else if (r < 0.5)
+            key = near(
+              random,
+              Buffer.from(keys[Math.floor(random() * keys.length)] as string, 'hex'),
+              Math.floor(random() * 32),
+            )
+          else key = Buffer.from(keys[Math.floor(random() * keys.length)] as string, 'hex')
+          // a key once per batch, as a state manager's flush gives them
+          if (writes.some(([k]) => hex(k) === hex(key))) continue
+          const value = random() < 0.3 ? null : bytes(random, 1 + Math.floor(random() * (random() < 0.5 ? 4 : 90)))
+          writes.push([key, value])
+          if (value === null) live.delete(hex(key))
+          else live.set(hex(key), value)
+        }
+        // deleting keys that were never there changes nothing
+        writes.push([bytes(random, 32), null])
+        root = await applyBoth(reference, store, root, writes)
+        expect(hex(root)).toBe(hex(reference.root()))
       }
-      // deleting keys that were never there changes nothing
-      writes.push([bytes(random, 32), null])
-      root = await applyBoth(reference, store, root, writes)
-      expect(hex(root)).toBe(hex(reference.root()))
-    }
-    expect(live.size).toBeGreaterThan(1000)
-    // every value is readable from the nodes updateTrie stored (ethereumjs walking them)
-    const reader = new MerklePatriciaTrie({ useKeyHashing: false, db: new MapDB(store.nodes), root })
-    for (const [k, v] of live) expect(hex((await reader.get(Buffer.from(k, 'hex'))) as Uint8Array)).toBe(hex(v))
-  }, RANDOM_TEST_TIMEOUT_MS)
+      expect(live.size).toBeGreaterThan(1000)
+      // every value is readable from the nodes updateTrie stored (ethereumjs walking them)
+      const reader = new MerklePatriciaTrie({ useKeyHashing: false, db: new MapDB(store.nodes), root })
+      for (const [k, v] of live) expect(hex((await reader.get(Buffer.from(k, 'hex'))) as Uint8Array)).toBe(hex(v))
+    },
+    RANDOM_TEST_TIMEOUT_MS,
+  )
 
   it('embedded nodes: keys that differ only in their last nibbles, small values, then all deleted', async () => {
     const random = prng(5)
@@ -99,7 +108,12 @@ describe('updateTrie against ethereumjs MerklePatriciaTrie', () => {
     }
     let root = EMPTY_TRIE_ROOT
     for (const batch of [keys.slice(0, 3), keys.slice(3, 20), keys.slice(20)]) {
-      root = await applyBoth(reference, store, root, batch.map((k): Write => [k, Uint8Array.of(1 + Math.floor(random() * 200))]))
+      root = await applyBoth(
+        reference,
+        store,
+        root,
+        batch.map((k): Write => [k, Uint8Array.of(1 + Math.floor(random() * 200))]),
+      )
       expect(hex(root)).toBe(hex(reference.root()))
     }
     // one at a time, then in a batch: each fold must match
@@ -107,7 +121,12 @@ describe('updateTrie against ethereumjs MerklePatriciaTrie', () => {
       root = await applyBoth(reference, store, root, [[k, null]])
       expect(hex(root)).toBe(hex(reference.root()))
     }
-    root = await applyBoth(reference, store, root, keys.slice(10).map((k): Write => [k, null]))
+    root = await applyBoth(
+      reference,
+      store,
+      root,
+      keys.slice(10).map((k): Write => [k, null]),
+    )
     expect(hex(root)).toBe(hex(EMPTY_TRIE_ROOT))
     expect(hex(reference.root())).toBe(hex(EMPTY_TRIE_ROOT))
   })
@@ -126,8 +145,8 @@ describe('updateTrie against ethereumjs MerklePatriciaTrie', () => {
   })
 
   it('refuses a missing node rather than guessing', () => {
-    expect(() => updateTrie(new MapStore(), new Uint8Array(32).fill(1), [[new Uint8Array(32), Uint8Array.of(1)]])).toThrow(
-      /missing trie node/,
-    )
+    expect(() =>
+      updateTrie(new MapStore(), new Uint8Array(32).fill(1), [[new Uint8Array(32), Uint8Array.of(1)]]),
+    ).toThrow(/missing trie node/)
   })
 })

@@ -205,7 +205,8 @@ function fromStructure(item: Encodable): MemNode {
   if (!Array.isArray(item)) throw new Error('trie node is not a list')
   if (item.length === 17) {
     const value = item[16]
-    if (!(value instanceof Uint8Array) || value.length !== 0) throw new Error('branch with a value in a 32-byte-key trie')
+    if (!(value instanceof Uint8Array) || value.length !== 0)
+      throw new Error('branch with a value in a 32-byte-key trie')
     const kids: Ref[] = new Array(16)
     for (let i = 0; i < 16; i++) kids[i] = childRef(item[i] as Encodable)
     return { kind: BRANCH, kids }
@@ -288,4 +289,3 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 function equal(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
-

@@ -35,7 +35,12 @@ interface WithCaches {
  * Writes the slot into `sm`'s storage cache with putStorage's checks and encoding; false when
  * `sm` has no storage cache (or the switch is off): then call MerkleStateManager.putStorage.
  */
-export async function putStorageCached(sm: MerkleStateManager, address: Address, key: Uint8Array, value: Uint8Array): Promise<boolean> {
+export async function putStorageCached(
+  sm: MerkleStateManager,
+  address: Address,
+  key: Uint8Array,
+  value: Uint8Array,
+): Promise<boolean> {
   const cache = (sm as unknown as WithCaches)._caches?.storage
   if (!enabled || cache === undefined) return false
   if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')

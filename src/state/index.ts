@@ -11,7 +11,7 @@
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { Caches, CacheType, type MerkleStateManager } from '@ethereumjs/statemanager'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import { readCacheFor } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'

@@ -11,7 +11,7 @@
  * with a bounded number of entries (past it, the oldest insertions go first).
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 
 /** Roots kept per database (the head, the block before it while readers move on, and a spare). */
 export const READ_CACHE_ROOTS = 3

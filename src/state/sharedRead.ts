@@ -24,7 +24,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import type { Address } from '@ethereumjs/util'
 import { type Account, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import { putStorageCached } from './cachedStorage.js'
 import { codeCache, type RootReadCache } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
@@ -51,7 +51,8 @@ function settleDebugColors(): void {
   try {
     const require = createRequire(import.meta.resolve('@ethereumjs/statemanager'))
     const debug = require('debug') as { inspectOpts?: Record<string, unknown> }
-    if (debug.inspectOpts !== undefined && !('colors' in debug.inspectOpts)) debug.inspectOpts.colors = isatty(process.stderr.fd)
+    if (debug.inspectOpts !== undefined && !('colors' in debug.inspectOpts))
+      debug.inspectOpts.colors = isatty(process.stderr.fd)
   } catch {
     // another build of `debug`: it keeps asking, nothing breaks
   }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Database, openDatabase } from '../chain/db.js'
+import { type Database, openDatabase } from '../db/db.js'
 import { clearNodeCache, MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
 
@@ -43,7 +43,9 @@ function bytesFrom(seed: number) {
 }
 
 /** Builds a trie of `entries`, commits its nodes to the database, returns its root. */
-async function commitTrie(entries: [Uint8Array, Uint8Array][]): Promise<{ root: Uint8Array; trie: MerklePatriciaTrie }> {
+async function commitTrie(
+  entries: [Uint8Array, Uint8Array][],
+): Promise<{ root: Uint8Array; trie: MerklePatriciaTrie }> {
   const store = new TrieStore(db)
   const trie = new MerklePatriciaTrie({ db: store, useKeyHashing: true, valueEncoding: 'view' })
   for (const [k, v] of entries) await trie.put(k, v)
@@ -60,7 +62,9 @@ async function compare(entries: [Uint8Array, Uint8Array][], absent: Uint8Array[]
     for (const [k] of entries) {
       const want = await trie.get(k)
       const have = trieRead(db, root, k)
-      expect(have === MISSING_NODE ? 'missing' : Buffer.from(have ?? []).toString('hex')).toBe(Buffer.from(want ?? []).toString('hex'))
+      expect(have === MISSING_NODE ? 'missing' : Buffer.from(have ?? []).toString('hex')).toBe(
+        Buffer.from(want ?? []).toString('hex'),
+      )
     }
     for (const k of absent) {
       expect(await trie.get(k)).toBeNull()
@@ -70,19 +74,33 @@ async function compare(entries: [Uint8Array, Uint8Array][], absent: Uint8Array[]
 }
 
 describe('trieRead', () => {
-  it('reads what ethereumjs reads: account-sized values, 2,000 keys', async () => {
-    const next = bytesFrom(1)
-    const entries: [Uint8Array, Uint8Array][] = []
-    for (let i = 0; i < 2000; i++) entries.push([next(20), next(70)])
-    await compare(entries, Array.from({ length: 500 }, () => next(20)))
-  }, BIG_TRIE_TEST_TIMEOUT_MS)
+  it(
+    'reads what ethereumjs reads: account-sized values, 2,000 keys',
+    async () => {
+      const next = bytesFrom(1)
+      const entries: [Uint8Array, Uint8Array][] = []
+      for (let i = 0; i < 2000; i++) entries.push([next(20), next(70)])
+      await compare(
+        entries,
+        Array.from({ length: 500 }, () => next(20)),
+      )
+    },
+    BIG_TRIE_TEST_TIMEOUT_MS,
+  )
 
-  it('reads one-byte values, 3,000 keys', async () => {
-    const next = bytesFrom(2)
-    const entries: [Uint8Array, Uint8Array][] = []
-    for (let i = 0; i < 3000; i++) entries.push([next(32), Uint8Array.of(1 + (i % 200))])
-    await compare(entries, Array.from({ length: 500 }, () => next(32)))
-  }, BIG_TRIE_TEST_TIMEOUT_MS)
+  it(
+    'reads one-byte values, 3,000 keys',
+    async () => {
+      const next = bytesFrom(2)
+      const entries: [Uint8Array, Uint8Array][] = []
+      for (let i = 0; i < 3000; i++) entries.push([next(32), Uint8Array.of(1 + (i % 200))])
+      await compare(
+        entries,
+        Array.from({ length: 500 }, () => next(32)),
+      )
+    },
+    BIG_TRIE_TEST_TIMEOUT_MS,
+  )
 
   it('reads a trie of one key and the empty trie', async () => {
     const next = bytesFrom(3)

@@ -15,7 +15,7 @@
  * content-addressed, so a cached decoded node is valid for every root forever.
  */
 import { RLP } from '@ethereumjs/rlp'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
 
 /** Decoded trie nodes kept (by hash, all roots): the top levels of the account trie and hot storage tries. */
@@ -64,7 +64,11 @@ function resolve(db: Database, ref: Node): Node[] | typeof MISSING_NODE | undefi
  * The value stored under keccak256(`key`) in the trie at `root`: its bytes, undefined when the
  * key is absent, MISSING_NODE when a node on the way is not in the database.
  */
-export function trieRead(db: Database, root: Uint8Array, key: Uint8Array): Uint8Array | undefined | typeof MISSING_NODE {
+export function trieRead(
+  db: Database,
+  root: Uint8Array,
+  key: Uint8Array,
+): Uint8Array | undefined | typeof MISSING_NODE {
   if (root.length === 32 && Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return undefined
   const path = keccak256(key)
   let node = resolve(db, root)
@@ -84,7 +88,11 @@ export function trieRead(db: Database, root: Uint8Array, key: Uint8Array): Uint8
     const odd = (flag & 1) === 1
     const count = (encoded.length - 1) * 2 + (odd ? 1 : 0)
     for (let i = 0; i < count; i++) {
-      const n = odd ? (i === 0 ? (encoded[0] as number) & 0x0f : byteNibble(encoded, i + 1)) : byteNibble(encoded, i + 2)
+      const n = odd
+        ? i === 0
+          ? (encoded[0] as number) & 0x0f
+          : byteNibble(encoded, i + 1)
+        : byteNibble(encoded, i + 2)
       if (at + i >= 64 || n !== nibble(path, at + i)) return undefined
     }
     at += count

@@ -12,7 +12,7 @@
  * `code` column; everything else is a trie node in the `trie` column.
  */
 import type { BatchDBOp, DB } from '@ethereumjs/util'
-import type { ColumnName, Database, WriteBatch } from '../chain/db.js'
+import type { ColumnName, Database, WriteBatch } from '../db/db.js'
 
 const CODE_KEY_HEX_LENGTH = 66
 

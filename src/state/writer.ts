@@ -22,7 +22,7 @@ import {
   createAddressFromString,
   unprefixedHexToBytes,
 } from '@ethereumjs/util'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
 import { type NodeStore, updateTrie } from './batchTrie.js'
 import { putStorageCached } from './cachedStorage.js'

@@ -5,7 +5,7 @@
 import { isAbsolute, join } from 'node:path'
 import type { Common } from '@ethereumjs/common'
 import { Address, createAccountFromRLP } from '@ethereumjs/util'
-import type { Database } from '../chain/db.js'
+import type { Database } from '../db/db.js'
 import type { ChainStore } from '../chain/store.js'
 import type { IbexConfig } from '../config/types.js'
 import type { Logger } from '../log.js'
@@ -33,7 +33,11 @@ export function createPoolChain(store: ChainStore, db: Database, common: Common,
       let state: ReturnType<typeof stateAt> | undefined
       return async (sender) => {
         // the root's flat cache or its committed trie nodes; a state manager only when those miss
-        const raw = accountAt(db, root, Buffer.from(sender.buffer, sender.byteOffset, sender.byteLength).toString('hex'))
+        const raw = accountAt(
+          db,
+          root,
+          Buffer.from(sender.buffer, sender.byteOffset, sender.byteLength).toString('hex'),
+        )
         if (raw === null) return { nonce: 0n, balance: 0n }
         if (raw !== undefined) {
           const account = createAccountFromRLP(raw)

@@ -4,7 +4,7 @@
  * JSON-RPC code (all -32000, as in geth). The fee-cap errors are the execution ones
  * (FeeCapTooLowError, TipAboveFeeCapError in src/exec/errors.ts): one sentence, one class.
  */
-import { FeeCapTooLowError, TipAboveFeeCapError } from '../exec/errors.js'
+import { FeeCapTooLowError, TipAboveFeeCapError } from '../evm/errors.js'
 import { IbexError } from '../util/errors.js'
 
 /** The pool (or the chain) already holds this transaction. */

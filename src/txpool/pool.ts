@@ -220,16 +220,20 @@ export class TransactionPool implements TxPool {
   async #submit(raw: Uint8Array, decoded: TypedTransaction | undefined): Promise<PoolTx> {
     const params = this.#chain.admission()
     let state: AccountState | undefined
-    const ptx = await validateTransaction(raw, {
-      ...params,
-      known: (hashHex) => this.#byHash.has(hashHex),
-      mined: (hash) => this.#chain.isMined(hash),
-      account: async (sender) => {
-        const acct = this.#accounts.get(`0x${Buffer.from(sender).toString('hex')}`)
-        state = acct !== undefined ? { nonce: acct.stateNonce, balance: acct.balance } : await this.#readOne(sender)
-        return state
+    const ptx = await validateTransaction(
+      raw,
+      {
+        ...params,
+        known: (hashHex) => this.#byHash.has(hashHex),
+        mined: (hash) => this.#chain.isMined(hash),
+        account: async (sender) => {
+          const acct = this.#accounts.get(`0x${Buffer.from(sender).toString('hex')}`)
+          state = acct !== undefined ? { nonce: acct.stateNonce, balance: acct.balance } : await this.#readOne(sender)
+          return state
+        },
       },
-    }, decoded)
+      decoded,
+    )
     this.#admit(ptx, state as AccountState, params.nextBaseFee)
     return ptx
   }

@@ -16,7 +16,9 @@ import { primedSender, RECOVER_BATCH_MAX, SenderRecovery } from './recovery.js'
 import { validateTransaction } from './validate.js'
 
 const [alice, bob] = devAccounts(2) as { address: string; privateKey: string }[]
-const genesis = buildGenesis({ ...defaultConfig('dev'), datadir: '/tmp/unused' }, [alice?.address as string]) as unknown as GenesisJson
+const genesis = buildGenesis({ ...defaultConfig('dev'), datadir: '/tmp/unused' }, [
+  alice?.address as string,
+]) as unknown as GenesisJson
 const common = createChainCommon(genesis)
 
 const recoveries: SenderRecovery[] = []
@@ -31,7 +33,8 @@ function signed(fields: Record<string, unknown>): Uint8Array {
     .serialize()
 }
 
-const pubKeyOf = (tx: TypedTransaction) => (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey
+const pubKeyOf = (tx: TypedTransaction) =>
+  (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey
 
 const ctx = {
   common,
@@ -51,7 +54,9 @@ describe('sender recovery on a worker', () => {
       signed({ type: 0, gasPrice: 10n ** 9n }),
       signed({ type: 1, gasPrice: 10n ** 9n, accessList: [] }),
       signed({ type: 2, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n }),
-      ...Array.from({ length: 300 }, (_, i) => signed({ type: 2, nonce: BigInt(i + 1), maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n })),
+      ...Array.from({ length: 300 }, (_, i) =>
+        signed({ type: 2, nonce: BigInt(i + 1), maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n }),
+      ),
     ]
     const txs = raws.map((raw) => createTxFromRLP(raw, { common }))
     await Promise.all(txs.map((tx) => recovery.prime(tx)))

@@ -81,7 +81,11 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
 }
 
 /** `decoded`: `raw` already decoded with `ctx.common` (its sender possibly recovered, recovery.ts). */
-export async function validateTransaction(raw: Uint8Array, ctx: AdmissionContext, decoded?: TypedTransaction): Promise<PoolTx> {
+export async function validateTransaction(
+  raw: Uint8Array,
+  ctx: AdmissionContext,
+  decoded?: TypedTransaction,
+): Promise<PoolTx> {
   if (raw.length > TX_MAX_SIZE_BYTES) throw txErrors.oversized(raw.length, TX_MAX_SIZE_BYTES)
   const tx = decoded ?? decodeRawTransaction(raw, ctx.common)
   if (tx.type === 3) throw txErrors.typeNotSupported()

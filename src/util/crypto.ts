@@ -30,7 +30,13 @@ export function recoveryIdFromV(v: bigint, chainId?: bigint): number {
  * ecrecover in the shape `@ethereumjs/common`'s `customCrypto.ecrecover` expects:
  * returns the 64-byte uncompressed public key without the 0x04 prefix.
  */
-export function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+export function nativeEcrecover(
+  msgHash: Uint8Array,
+  v: bigint,
+  r: Uint8Array,
+  s: Uint8Array,
+  chainId?: bigint,
+): Uint8Array {
   const recId = recoveryIdFromV(v, chainId)
   if (recId !== 0 && recId !== 1) throw new Error('Invalid signature v value')
   const sig = new Uint8Array(64)

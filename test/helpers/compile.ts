@@ -85,3 +85,36 @@ export function compileContract(name: string, file = `${name}.sol`): CompiledCon
   if (!c) throw new Error(`contract ${name} not found in contracts/${file}`)
   return c
 }
+
+/** Creation and runtime code of a benchmark contract. */
+interface BenchCompiled {
+  bytecode: string
+  runtime: string
+}
+
+/** Compiles bench/seed/Bench.sol for Shanghai with solc-js. */
+export function compileBench(): Record<'BenchToken' | 'Disperse', BenchCompiled> {
+  const require = createRequire(import.meta.url)
+  const solc = require('solc') as { compile(input: string): string }
+  const content = readFileSync(join(REPO_ROOT, 'bench', 'seed', 'Bench.sol'), 'utf8')
+  const out = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: 'Solidity',
+        sources: { 'Bench.sol': { content } },
+        settings: {
+          evmVersion: 'shanghai',
+          optimizer: { enabled: true, runs: 200 },
+          outputSelection: { '*': { '*': ['evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+        },
+      }),
+    ),
+  )
+  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
+  if (errors.length > 0) throw new Error(`Bench.sol: ${JSON.stringify(errors)}`)
+  const pick = (name: string): BenchCompiled => {
+    const c = out.contracts['Bench.sol'][name].evm
+    return { bytecode: `0x${c.bytecode.object}`, runtime: `0x${c.deployedBytecode.object}` }
+  }
+  return { BenchToken: pick('BenchToken'), Disperse: pick('Disperse') }
+}

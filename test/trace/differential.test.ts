@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeFunctionData, type Hex } from 'viem'
 import { cleanupNodes, type IbexNode, rpc, startNode } from '../helpers/node.js'
 import { type Anvil, startAnvil } from './helpers/anvil.js'
-import { dropOutOfGasCost, firstDifference, gethCallFrame, gethPrestate, gethStructLogs, plainStackErrors } from './helpers/normalize.js'
+import {
+  dropOutOfGasCost,
+  firstDifference,
+  gethCallFrame,
+  gethPrestate,
+  gethStructLogs,
+  plainStackErrors,
+} from './helpers/normalize.js'
 import { runScenario, type Scenario } from './helpers/scenario.js'
 
 /** Struct logger option sets: defaults, each switch alone, all at once. */
@@ -96,7 +103,11 @@ describe('debug_traceTransaction: native tracers', () => {
       for (const tx of scenario.txs) {
         const [mine, theirs] = await both('debug_traceTransaction', [tx.hash, { tracer: 'callTracer', tracerConfig }])
         if (tx.name === 'stack underflow') expect(mine.error).toBe('stack underflow (1 <=> 2)')
-        expectSame(plainStackErrors(structuredClone(mine)), plainStackErrors(gethCallFrame(theirs, tx.gas, label === 'onlyTopCall')), `${tx.name} callTracer ${label}`)
+        expectSame(
+          plainStackErrors(structuredClone(mine)),
+          plainStackErrors(gethCallFrame(theirs, tx.gas, label === 'onlyTopCall')),
+          `${tx.name} callTracer ${label}`,
+        )
       }
     })
   }
@@ -111,7 +122,10 @@ describe('debug_traceTransaction: native tracers', () => {
 
   it('prestateTracer diffMode: same as anvil', { timeout: TEST_TIMEOUT_MS }, async () => {
     for (const tx of scenario.txs) {
-      const [mine, theirs] = await both('debug_traceTransaction', [tx.hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }])
+      const [mine, theirs] = await both('debug_traceTransaction', [
+        tx.hash,
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ])
       expectSame(mine, theirs, `${tx.name} prestateTracer diffMode`)
     }
   })
@@ -121,13 +135,20 @@ describe('debug_traceCall', () => {
   const GAS = 1_000_000n
   function calls(): { name: string; call: Record<string, Hex> }[] {
     const { addresses: a, contracts: C, sender } = scenario
-    const data = (c: string, fn: string, args: unknown[] = []) => encodeFunctionData({ abi: C[c].abi, functionName: fn, args })
+    const data = (c: string, fn: string, args: unknown[] = []) =>
+      encodeFunctionData({ abi: C[c].abi, functionName: fn, args })
     const gas = `0x${GAS.toString(16)}` as Hex
     return [
-      { name: 'nested with value', call: { from: sender, to: a.parent, data: data('Parent', 'nested'), value: '0x10', gas } },
+      {
+        name: 'nested with value',
+        call: { from: sender, to: a.parent, data: data('Parent', 'nested'), value: '0x10', gas },
+      },
       { name: 'staticcall', call: { from: sender, to: a.parent, data: data('Parent', 'peek'), gas } },
       { name: 'revert', call: { from: sender, to: a.reverter, data: data('Reverter', 'boom'), gas } },
-      { name: 'token transfer', call: { from: sender, to: a.token, data: data('Token', 'transfer', [a.store, 5n]), gas } },
+      {
+        name: 'token transfer',
+        call: { from: sender, to: a.token, data: data('Token', 'transfer', [a.store, 5n]), gas },
+      },
     ]
   }
 
@@ -137,19 +158,36 @@ describe('debug_traceCall', () => {
         const [mine, theirs] = await both('debug_traceCall', [call, 'latest', options])
         expectSameStructLogs(mine, theirs, `traceCall ${name} ${label}`)
       }
-      const [cMine, cTheirs] = await both('debug_traceCall', [call, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true } }])
+      const [cMine, cTheirs] = await both('debug_traceCall', [
+        call,
+        'latest',
+        { tracer: 'callTracer', tracerConfig: { withLog: true } },
+      ])
       expectSame(cMine, gethCallFrame(cTheirs, GAS), `traceCall ${name} callTracer`)
-      const [pMine, pTheirs] = await both('debug_traceCall', [call, 'latest', { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }])
+      const [pMine, pTheirs] = await both('debug_traceCall', [
+        call,
+        'latest',
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ])
       expectSame(pMine, pTheirs, `traceCall ${name} prestateTracer diffMode`)
     }
   })
 
   it('applies state overrides', async () => {
     const { addresses: a, contracts: C, sender } = scenario
-    const call = { from: sender, to: a.store, data: encodeFunctionData({ abi: C.Store.abi, functionName: 'value', args: [] }), gas: '0x100000' }
+    const call = {
+      from: sender,
+      to: a.store,
+      data: encodeFunctionData({ abi: C.Store.abi, functionName: 'value', args: [] }),
+      gas: '0x100000',
+    }
     const slot0 = `0x${'0'.repeat(64)}`
     const overrides = { [a.store]: { stateDiff: { [slot0]: `0x${'0'.repeat(62)}07` } } }
-    const r = await rpc(ibex.url, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer', stateOverrides: overrides }])
+    const r = await rpc(ibex.url, 'debug_traceCall', [
+      call,
+      'latest',
+      { tracer: 'callTracer', stateOverrides: overrides },
+    ])
     expect(BigInt(r.output)).toBe(7n)
   })
 })
@@ -163,7 +201,11 @@ describe('debug_traceBlockByNumber / ByHash / traceBlock', () => {
       expect(theirs.map((r: Json) => r.txHash)).toEqual([tx.hash])
       expectSameStructLogs(mine[0].result, theirs[0].result, `block ${n} struct logger`)
       const [cMine, cTheirs] = await both('debug_traceBlockByNumber', [n, { tracer: 'callTracer' }])
-      expectSame(plainStackErrors(cMine[0].result), plainStackErrors(gethCallFrame(cTheirs[0].result, tx.gas)), `block ${n} callTracer`)
+      expectSame(
+        plainStackErrors(cMine[0].result),
+        plainStackErrors(gethCallFrame(cTheirs[0].result, tx.gas)),
+        `block ${n} callTracer`,
+      )
       expect(cMine.map((r: Json) => r.txHash)).toEqual([tx.hash])
     }
   })
@@ -180,8 +222,14 @@ describe('debug_traceBlockByNumber / ByHash / traceBlock', () => {
   })
 
   it('refuses the genesis block and unknown blocks with geth errors', async () => {
-    await expect(rpc(ibex.url, 'debug_traceBlockByNumber', ['0x0'])).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('genesis is not traceable') })
+    await expect(rpc(ibex.url, 'debug_traceBlockByNumber', ['0x0'])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('genesis is not traceable'),
+    })
     await expect(rpc(ibex.url, 'debug_traceBlockByNumber', ['0xffffff'])).rejects.toMatchObject({ code: -32000 })
-    await expect(rpc(ibex.url, 'debug_traceTransaction', [`0x${'ab'.repeat(32)}`])).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('transaction not found') })
+    await expect(rpc(ibex.url, 'debug_traceTransaction', [`0x${'ab'.repeat(32)}`])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('transaction not found'),
+    })
   })
 })

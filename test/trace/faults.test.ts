@@ -40,19 +40,33 @@ beforeAll(async () => {
   node = await startNode({
     port: 'free',
     args: [
-      '--http.api', 'eth,net,web3,txpool,debug',
-      '--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`,
-      '--rpc.gascap', String(SPIN_GAS),
-      '--exec.workers', '1',
-      '--exec.call-queue', '2',
-      '--exec.trace-queue', '1',
-      '--exec.trace-max-bytes', String(TRACE_MAX_BYTES),
+      '--http.api',
+      'eth,net,web3,txpool,debug',
+      '--rpc.evmtimeout',
+      `${EVM_TIMEOUT_MS}ms`,
+      '--rpc.gascap',
+      String(SPIN_GAS),
+      '--exec.workers',
+      '1',
+      '--exec.call-queue',
+      '2',
+      '--exec.trace-queue',
+      '1',
+      '--exec.trace-max-bytes',
+      String(TRACE_MAX_BYTES),
     ],
   })
   const hash = await sendTx(node.url, sender.privateKey, { to: null, data: SPIN_INITCODE, gas: 100_000n })
   spin = (await waitForReceipt(node.url, hash)).contractAddress
   // the call worker boots after the node serves: wait until it answers
-  await waitFor(() => rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(() => true, () => false), { timeoutMs: 30_000, what: 'the call worker' })
+  await waitFor(
+    () =>
+      rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(
+        () => true,
+        () => false,
+      ),
+    { timeoutMs: 30_000, what: 'the call worker' },
+  )
 }, 60_000)
 
 afterAll(async () => {
@@ -76,7 +90,9 @@ const spinCall = () => ({ from: sender.address, to: spin, gas: `0x${SPIN_GAS.toS
 async function stillServing(): Promise<void> {
   expect(await rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest'])).toBe('0x')
   expect(await rpc(node.url, 'eth_call', [spinCall(), 'latest']).catch((e) => e.message)).toMatch(/timeout = 1s/)
-  expect(await rpc(node.url, 'eth_estimateGas', [{ from: sender.address, to: DEV_ACCOUNTS[1].address, value: '0x1' }])).toBe('0x5208')
+  expect(
+    await rpc(node.url, 'eth_estimateGas', [{ from: sender.address, to: DEV_ACCOUNTS[1].address, value: '0x1' }]),
+  ).toBe('0x5208')
 }
 
 describe('timeouts', () => {
@@ -101,9 +117,17 @@ describe('timeouts', () => {
 
   it('a trace stops at its `timeout` with geth\'s "execution timeout"', async () => {
     // 100 ms: the struct logger outgrows TRACE_MAX_BYTES in ~250 ms of this loop on the dev box
-    for (const options of [{ timeout: '100ms' }, { timeout: '100ms', tracer: 'callTracer' }, { timeout: '100ms', tracer: 'prestateTracer' }]) {
+    for (const options of [
+      { timeout: '100ms' },
+      { timeout: '100ms', tracer: 'callTracer' },
+      { timeout: '100ms', tracer: 'prestateTracer' },
+    ]) {
       const t0 = performance.now()
-      const res = await rpcResponse(node.url, 'debug_traceCall', [{ ...spinCall(), gas: '0x5f5e100' }, 'latest', { ...options, enableMemory: false, disableStack: true }])
+      const res = await rpcResponse(node.url, 'debug_traceCall', [
+        { ...spinCall(), gas: '0x5f5e100' },
+        'latest',
+        { ...options, enableMemory: false, disableStack: true },
+      ])
       const elapsed = performance.now() - t0
       expect(res.error, JSON.stringify(options)).toEqual({ code: -32000, message: 'execution timeout' })
       expect(elapsed).toBeLessThan(2500)
@@ -111,7 +135,7 @@ describe('timeouts', () => {
     expect(await worstBlockNumberMs(3)).toBeLessThan(RESPONSIVE_MS)
   })
 
-  it('a bad timeout is geth\'s Go duration error', async () => {
+  it("a bad timeout is geth's Go duration error", async () => {
     const res = await rpcResponse(node.url, 'debug_traceCall', [spinCall(), 'latest', { timeout: '5 s' }])
     expect(res.error).toEqual({ code: -32000, message: 'time: unknown unit " s" in duration "5 s"' })
   })
@@ -124,7 +148,14 @@ describe('faults and limits', () => {
       expect(res.error?.code).toBe(-32603)
       expect(await worstBlockNumberMs(3)).toBeLessThan(RESPONSIVE_MS)
       // the replacement worker boots (module loading, ~1 s) before it takes calls
-      await waitFor(() => rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(() => true, () => false), { timeoutMs: 15_000, what: 'a replacement worker' })
+      await waitFor(
+        () =>
+          rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(
+            () => true,
+            () => false,
+          ),
+        { timeoutMs: 15_000, what: 'a replacement worker' },
+      )
       await stillServing()
     }
   })
@@ -132,7 +163,9 @@ describe('faults and limits', () => {
   it('a full call queue refuses at once with -32005', async () => {
     // the only worker holds CALL_PIPELINE_DEPTH calls (one runs, the rest wait in its inbox), two
     // more wait in the queue (call_queue = 2): the next one is refused
-    const running = Array.from({ length: CALL_PIPELINE_DEPTH + 2 }, () => rpcResponse(node.url, 'eth_call', [spinCall(), 'latest']))
+    const running = Array.from({ length: CALL_PIPELINE_DEPTH + 2 }, () =>
+      rpcResponse(node.url, 'eth_call', [spinCall(), 'latest']),
+    )
     await new Promise((r) => setTimeout(r, 100))
     const t0 = performance.now()
     const refused = await rpcResponse(node.url, 'eth_call', [spinCall(), 'latest'])
@@ -155,7 +188,11 @@ describe('faults and limits', () => {
   })
 
   it('a trace larger than trace_max_bytes stops with -32005 instead of growing', async () => {
-    const res = await rpcResponse(node.url, 'debug_traceCall', [{ ...spinCall(), gas: '0x5f5e100' }, 'latest', { enableMemory: true, timeout: '30s' }])
+    const res = await rpcResponse(node.url, 'debug_traceCall', [
+      { ...spinCall(), gas: '0x5f5e100' },
+      'latest',
+      { enableMemory: true, timeout: '30s' },
+    ])
     expect(res.error?.code).toBe(-32005)
     expect(res.error?.message).toContain(`exceeds the limit of ${TRACE_MAX_BYTES} bytes`)
     await stillServing()
@@ -166,7 +203,10 @@ describe('the debug namespace', () => {
   it('is served only when `debug` is in the api list', async () => {
     const plain = await startNode({ port: 'free' })
     const res = await rpcResponse(plain.url, 'debug_traceTransaction', [`0x${'00'.repeat(32)}`])
-    expect(res.error).toEqual({ code: -32601, message: 'the method debug_traceTransaction does not exist/is not available' })
+    expect(res.error).toEqual({
+      code: -32601,
+      message: 'the method debug_traceTransaction does not exist/is not available',
+    })
     await plain.stop()
   })
 })

@@ -38,7 +38,14 @@ beforeAll(async () => {
   const hash = await sendTx(node.url, sender.privateKey, { to: null, data: SPIN_INITCODE, gas: 100_000n })
   spin = (await waitForReceipt(node.url, hash)).contractAddress
   // the call worker boots after the node serves: wait until it answers
-  await waitFor(() => rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(() => true, () => false), { timeoutMs: 30_000, what: 'the call worker' })
+  await waitFor(
+    () =>
+      rpc(node.url, 'eth_call', [{ to: sender.address }, 'latest']).then(
+        () => true,
+        () => false,
+      ),
+    { timeoutMs: 30_000, what: 'the call worker' },
+  )
 }, 60_000)
 
 afterAll(cleanupNodes)
@@ -91,7 +98,10 @@ describe('heavy requests run off the main thread', () => {
   })
 
   it('eth_blockNumber is answered while a 30M-gas eth_createAccessList runs', async () => {
-    const { order, heavy } = await raceBlockNumber('eth_createAccessList', [{ from: sender.address, to: spin, gas: BLOCK_GAS }, 'latest'])
+    const { order, heavy } = await raceBlockNumber('eth_createAccessList', [
+      { from: sender.address, to: spin, gas: BLOCK_GAS },
+      'latest',
+    ])
     expect(order).toEqual(['eth_blockNumber', 'eth_createAccessList'])
     if (heavy.error === undefined) {
       expect(heavy.result).toMatchObject({ gasUsed: BLOCK_GAS, error: 'out of gas' })
@@ -103,23 +113,29 @@ describe('heavy requests run off the main thread', () => {
 })
 
 describe('deadlines and errors cross the thread boundary', () => {
-  it('an eth_simulateV1 loop past the evm timeout answers geth\'s timeout error', async () => {
+  it("an eth_simulateV1 loop past the evm timeout answers geth's timeout error", async () => {
     const { order, heavy } = await raceBlockNumber('eth_simulateV1', [simulatePayload(SPIN_GAS, SPIN_GAS), 'latest'])
     expect(order).toEqual(['eth_blockNumber', 'eth_simulateV1'])
     expect(heavy.error).toEqual({ code: -32000, message: `execution aborted (timeout = ${EVM_TIMEOUT_MS / 1000}s)` })
     await stillServing()
   })
 
-  it('an eth_createAccessList loop past the evm timeout answers geth\'s timeout error', async () => {
-    const { order, heavy } = await raceBlockNumber('eth_createAccessList', [{ from: sender.address, to: spin, gas: SPIN_GAS }, 'latest'])
+  it("an eth_createAccessList loop past the evm timeout answers geth's timeout error", async () => {
+    const { order, heavy } = await raceBlockNumber('eth_createAccessList', [
+      { from: sender.address, to: spin, gas: SPIN_GAS },
+      'latest',
+    ])
     expect(order).toEqual(['eth_blockNumber', 'eth_createAccessList'])
     expect(heavy.error).toEqual({ code: -32000, message: `execution aborted (timeout = ${EVM_TIMEOUT_MS / 1000}s)` })
     await stillServing()
   })
 
-  it('eth_simulateV1\'s request errors keep their -380xx codes and messages', async () => {
+  it("eth_simulateV1's request errors keep their -380xx codes and messages", async () => {
     const head = BigInt(await rpc(node.url, 'eth_blockNumber'))
-    const res = await rpcResponse(node.url, 'eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { number: `0x${head.toString(16)}` } }] }, 'latest'])
+    const res = await rpcResponse(node.url, 'eth_simulateV1', [
+      { blockStateCalls: [{ blockOverrides: { number: `0x${head.toString(16)}` } }] },
+      'latest',
+    ])
     expect(res.error).toEqual({ code: -38020, message: `block numbers must be in order: ${head} <= ${head}` })
     const empty = await rpcResponse(node.url, 'eth_simulateV1', [{ blockStateCalls: [] }, 'latest'])
     expect(empty.error).toEqual({ code: -32602, message: 'empty input' })
@@ -128,9 +144,16 @@ describe('deadlines and errors cross the thread boundary', () => {
   it('a reverting call keeps its revert in the simulated call result', async () => {
     // PUSH1 0 PUSH1 0 REVERT: reverts without data
     const payload = {
-      blockStateCalls: [{ stateOverrides: { [SIM_SPIN_ADDRESS]: { code: '0x60006000fd' } }, calls: [{ from: sender.address, to: SIM_SPIN_ADDRESS }] }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [SIM_SPIN_ADDRESS]: { code: '0x60006000fd' } },
+          calls: [{ from: sender.address, to: SIM_SPIN_ADDRESS }],
+        },
+      ],
     }
-    const [block] = (await rpc(node.url, 'eth_simulateV1', [payload, 'latest'])) as { calls: { status: string; error: unknown }[] }[]
+    const [block] = (await rpc(node.url, 'eth_simulateV1', [payload, 'latest'])) as {
+      calls: { status: string; error: unknown }[]
+    }[]
     expect(block?.calls[0]).toMatchObject({ status: '0x0', error: { code: 3, message: 'execution reverted' } })
   })
 })

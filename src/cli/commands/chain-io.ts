@@ -34,7 +34,12 @@ async function openDatadirChain(config: IbexConfig) {
 }
 
 /** exportChain writes canonical blocks FIRST..LAST (default: all, LAST capped at the head). */
-export async function exportChain(config: IbexConfig, file: string, first?: bigint, last?: bigint): Promise<ExportResult> {
+export async function exportChain(
+  config: IbexConfig,
+  file: string,
+  first?: bigint,
+  last?: bigint,
+): Promise<ExportResult> {
   const [{ chain }, { RLP }] = await Promise.all([openDatadirChain(config), import('@ethereumjs/rlp')])
   const out = openSync(file, 'w')
   try {
@@ -67,11 +72,12 @@ export async function exportChain(config: IbexConfig, file: string, first?: bigi
 export async function importChain(config: IbexConfig, file: string): Promise<ImportResult> {
   const [{ chain, log }, { importBlocks }, { bytesToHex, hexToBytes }] = await Promise.all([
     openDatadirChain(config),
-    import('../../exec/importFile.js'),
+    import('../../block/importFile.js'),
     import('@ethereumjs/util'),
   ])
   try {
-    const recipient = chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined
+    const recipient =
+      chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined
     const imported = await importBlocks(file, {
       store: chain.store,
       common: chain.common,

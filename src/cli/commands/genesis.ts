@@ -57,11 +57,20 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
   const nodes =
     extra.validators === undefined
       ? []
-      : planNodes(out, keyFiles, extra.fullNodes ?? 0, extra.httpBasePort ?? DEFAULT_HTTP_PORT, extra.p2pBasePort ?? DEFAULT_P2P_PORT)
+      : planNodes(
+          out,
+          keyFiles,
+          extra.fullNodes ?? 0,
+          extra.httpBasePort ?? DEFAULT_HTTP_PORT,
+          extra.p2pBasePort ?? DEFAULT_P2P_PORT,
+        )
   const lastPort = Math.max(0, ...nodes.map((n) => Math.max(n.httpPort, n.p2pPort)))
-  if (lastPort > 65535) throw new ConfigError(`ibex genesis: node ${nodes.length} would need port ${lastPort} (above 65535)`)
+  if (lastPort > 65535)
+    throw new ConfigError(`ibex genesis: node ${nodes.length} would need port ${lastPort} (above 65535)`)
   const nodeFileSets = nodes.map((n) => nodeFiles(n, nodes, config))
-  const nodePaths = nodes.flatMap((n, i) => [...(nodeFileSets[i] as Map<string, unknown>).keys()].map((f) => join(n.dir, f)))
+  const nodePaths = nodes.flatMap((n, i) =>
+    [...(nodeFileSets[i] as Map<string, unknown>).keys()].map((f) => join(n.dir, f)),
+  )
   for (const path of [genesisPath, ...keyFiles, ...nodePaths]) {
     if (existsSync(path))
       throw new ConfigError(
@@ -73,7 +82,9 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
   const validators = extra.addresses?.map(normalizeAddress) ?? keys.map(addressOfPrivateKey)
   const genesis = makeGenesis(config, validators, extra.chainId)
   for (const { address, wei } of extra.prefund ?? []) {
-    const key = Object.keys(genesis.alloc).find((k) => k.toLowerCase().replace(/^(?!0x)/, '0x') === address.toLowerCase())
+    const key = Object.keys(genesis.alloc).find(
+      (k) => k.toLowerCase().replace(/^(?!0x)/, '0x') === address.toLowerCase(),
+    )
     genesis.alloc[key ?? normalizeAddress(address)] = {
       ...(key === undefined ? {} : genesis.alloc[key]),
       balance: `0x${wei.toString(16)}`,

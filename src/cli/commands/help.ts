@@ -11,7 +11,14 @@ import { defaultConfig, defaultValue } from '../../config/defaults.js'
 import { packageRoot } from '../../config/genesis.js'
 import { DescribedDefault, PresetDefault, getAt } from '../../config/kinds.js'
 import { settleGenesisDefaults } from '../../config/presets.js'
-import { COMMAND_FLAGS, type Command, OPTIONAL_SECTIONS, SETTINGS, type Setting, tomlKeyName } from '../../config/settings.js'
+import {
+  COMMAND_FLAGS,
+  type Command,
+  OPTIONAL_SECTIONS,
+  SETTINGS,
+  type Setting,
+  tomlKeyName,
+} from '../../config/settings.js'
 import type { IbexConfig, NetworkName } from '../../config/types.js'
 
 interface CommandDoc {
@@ -102,7 +109,10 @@ function flagName(s: Setting): string {
 }
 
 function flagRows(): [string, string][] {
-  return SETTINGS.filter((s) => s.flag !== undefined).map((s) => [flagName(s), `${s.help} [default: ${describeDefault(s)}]`])
+  return SETTINGS.filter((s) => s.flag !== undefined).map((s) => [
+    flagName(s),
+    `${s.help} [default: ${describeDefault(s)}]`,
+  ])
 }
 
 function commandFlagRows(command: Command): [string, string][] {
@@ -156,7 +166,8 @@ export function refreshReadme(readme: string): string {
   const intro = lines.findIndex((l) => l.includes(README_HELP_INTRO))
   const open = lines.findIndex((l, i) => i > intro && l.startsWith('```'))
   const close = lines.findIndex((l, i) => i > open && l.startsWith('```'))
-  if (intro === -1 || open === -1 || close === -1) throw new Error(`README.md: no fenced block after "${README_HELP_INTRO}"`)
+  if (intro === -1 || open === -1 || close === -1)
+    throw new Error(`README.md: no fenced block after "${README_HELP_INTRO}"`)
   replace(open + 1, close, formatHelp())
   const head = lines.indexOf(README_TABLE_HEAD)
   if (head === -1) throw new Error(`README.md: no table starting "${README_TABLE_HEAD}"`)

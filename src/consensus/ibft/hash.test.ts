@@ -5,9 +5,9 @@ import { KECCAK256_RLP_ARRAY, bytesToHex } from '@ethereumjs/util'
 import { keccak256 } from 'ethereum-cryptography/keccak.js'
 import { describe, expect, it } from 'vitest'
 
-import { IbftExtraError } from './errors.js'
-import { IBFT_MIX_HASH, type IbftExtra, blankedExtra, encodeExtra } from './extra.js'
-import { EXTRA_DATA_INDEX, ibftBlockHash, withExtraData } from './hash.js'
+import { IbftExtraError } from '../../chain/ibft/errors.js'
+import { IBFT_MIX_HASH, type IbftExtra, blankedExtra, encodeExtra } from '../../chain/ibft/extra.js'
+import { EXTRA_DATA_INDEX, ibftBlockHash, withExtraData } from '../../chain/ibft/hash.js'
 import { attachSeals } from './seal.js'
 
 const fill = (len: number, byte: number) => new Uint8Array(len).fill(byte)

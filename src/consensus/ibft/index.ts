@@ -95,8 +95,8 @@ export {
   decodeExtra,
   encodeExtra,
   roundToBytes,
-} from './extra.js'
-export { EXTRA_DATA_INDEX, extraDataOf, hashWithExtra, ibftBlockHash, withExtraData } from './hash.js'
+} from '../../chain/ibft/extra.js'
+export { EXTRA_DATA_INDEX, extraDataOf, hashWithExtra, ibftBlockHash, withExtraData } from '../../chain/ibft/hash.js'
 export {
   MAX_ROUND_TIMEOUT_MS,
   proposerIndex,

@@ -28,7 +28,7 @@ import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@
 import { keccak256 } from 'ethereum-cryptography/keccak.js'
 
 import { IbftMessageError } from './errors.js'
-import { ibftBlockHash } from './hash.js'
+import { ibftBlockHash } from '../../chain/ibft/hash.js'
 import { recoverDigestSigner, signDigest } from './seal.js'
 
 /** Largest encoded message accepted: a proposal of a full block (calldata-heavy 30M gas ≈ 2 MB) with its certificate. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { MAX_ROUND } from './extra.js'
+import { MAX_ROUND } from '../../chain/ibft/extra.js'
 import { MAX_ROUND_TIMEOUT_MS, proposerIndex, quorumSize, roundTimeoutMs, selectProposer } from './proposer.js'
 
 const v: Uint8Array[] = [1, 2, 3, 4].map((i) => new Uint8Array(20).fill(i))

@@ -5,8 +5,8 @@ import { keccak256 } from 'ethereum-cryptography/keccak.js'
 import { describe, expect, it } from 'vitest'
 
 import { IbftSealError, type IbftSealErrorReason } from './errors.js'
-import { IBFT_MIX_HASH, decodeExtra, encodeExtra } from './extra.js'
-import { EXTRA_DATA_INDEX, ibftBlockHash } from './hash.js'
+import { IBFT_MIX_HASH, decodeExtra, encodeExtra } from '../../chain/ibft/extra.js'
+import { EXTRA_DATA_INDEX, ibftBlockHash } from '../../chain/ibft/hash.js'
 import {
   attachSeals,
   privateKeyToAddress,

@@ -12,8 +12,8 @@ import { keccak256 } from 'ethereum-cryptography/keccak.js'
 import secp256k1 from 'secp256k1'
 
 import { IbftSealError, type IbftSealErrorReason } from './errors.js'
-import { type IbftExtra, SEAL_BYTES, decodeExtra, encodeExtra, roundToBytes } from './extra.js'
-import { extraDataOf, hashWithExtra, withExtraData } from './hash.js'
+import { type IbftExtra, SEAL_BYTES, decodeExtra, encodeExtra, roundToBytes } from '../../chain/ibft/extra.js'
+import { extraDataOf, hashWithExtra, withExtraData } from '../../chain/ibft/hash.js'
 import { quorumSize } from './proposer.js'
 
 /** Message-type byte appended to the proposal hash before signing a committed seal. */

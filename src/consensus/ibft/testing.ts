@@ -10,7 +10,7 @@ import { keccak256 } from 'ethereum-cryptography/keccak.js'
 import type { EngineTimers, Finalized, IbftBackend } from './backend.js'
 import { HeightContext } from './certificates.js'
 import { IbftEngine } from './engine.js'
-import { encodeExtra } from './extra.js'
+import { encodeExtra } from '../../chain/ibft/extra.js'
 import type { Signer } from './messages.js'
 import { privateKeyToAddress } from './seal.js'
 

@@ -11,10 +11,10 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createChainCommon, type GenesisJson, hasCancun } from '../../chain/common.js'
-import type { Database } from '../../chain/db.js'
+import type { Database } from '../../db/db.js'
 import { ChainStore } from '../../chain/store.js'
 import { loadKzg } from '../../util/kzg.js'
-import { installEvmPatches } from '../evmPatches.js'
+import { installEvmPatches } from '../../evm/patches.js'
 import { attachDatabase } from './sharedDb.js'
 
 /** What the main thread hands every worker (Piscina workerData). */

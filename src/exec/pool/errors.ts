@@ -3,12 +3,12 @@
  * gas, timeouts) are the errors of ../errors.ts instead; src/rpc/errors.ts gives each its code.
  */
 import { IbexError } from '../../util/errors.js'
-import type { ExecError } from '../errors.js'
-import type { SimulationError } from '../simulate/errors.js'
-import type { TraceConfigError, TraceOptionsError } from '../tracers/options.js'
-import type { OverrideError } from '../tracers/overrides.js'
-import type { TraceError, TraceTimeoutError } from '../tracers/run.js'
-import type { TraceTooLargeError } from '../tracers/sink.js'
+import type { ExecError } from '../../evm/errors.js'
+import type { SimulationError } from '../../simulate/errors.js'
+import type { TraceConfigError, TraceOptionsError } from '../../trace/options.js'
+import type { OverrideError } from '../../trace/overrides.js'
+import type { TraceError, TraceTimeoutError } from '../../trace/run.js'
+import type { TraceTooLargeError } from '../../trace/sink.js'
 
 /** The queue of waiting tasks of one kind is full: the request is refused, not queued (-32005). */
 export class PoolBusyError extends IbexError {

@@ -35,11 +35,11 @@ import type { Worker } from 'node:worker_threads'
 import type { Common } from '@ethereumjs/common'
 import { Piscina } from 'piscina'
 import type { GenesisJson } from '../../chain/common.js'
-import type { Database } from '../../chain/db.js'
+import type { Database } from '../../db/db.js'
 import type { ChainStore } from '../../chain/store.js'
-import { callKey, callResults } from '../callCache.js'
-import type { AccessListResult } from '../accessList.js'
-import { ExecutionError, ExecutionRevertedError } from '../errors.js'
+import { callKey, callResults } from './callCache.js'
+import type { AccessListResult } from '../../evm/accessList.js'
+import { ExecutionError, ExecutionRevertedError } from '../../evm/errors.js'
 import { reviveError } from '../../util/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
 import { CALL_PIPELINE_DEPTH } from './constants.js'
@@ -60,16 +60,22 @@ import {
 } from './tasks.js'
 
 export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
-export { type ExecPoolError, NodeShuttingDownError, PoolBusyError, TraceLimitError, WorkerCrashedError } from './errors.js'
+export {
+  type ExecPoolError,
+  NodeShuttingDownError,
+  PoolBusyError,
+  TraceLimitError,
+  WorkerCrashedError,
+} from './errors.js'
 export type { AccessListTask, CallTask, SimulatedPresenter, SimulateTask, TraceParts, TraceTask } from './tasks.js'
 // What callers (src/rpc) need of the execution modules: the shapes tasks are built from and answers
 // read as, the decoders of task options, and the errors answers come back as. src/rpc imports
 // them from here and never a module behind the thread boundary (biome.json, noRestrictedImports).
-export type { AccessListEntry, AccessListResult } from '../accessList.js'
-export type { CallLimits, CallRequest } from '../call.js'
-export * from '../errors.js'
-export { SimulationError } from '../simulate/errors.js'
-export type { SimulatedBlock, SimulatedCall } from '../simulate/index.js'
+export type { AccessListEntry, AccessListResult } from '../../evm/accessList.js'
+export type { CallLimits, CallRequest } from '../../evm/call.js'
+export * from '../../evm/errors.js'
+export { SimulationError } from '../../simulate/errors.js'
+export type { SimulatedBlock, SimulatedCall } from '../../simulate/index.js'
 export {
   type AccountOverride as SimAccountOverride,
   type BlockOverrides,
@@ -79,9 +85,15 @@ export {
   type SimulateRequest,
   type StateOverrides,
   type Withdrawal,
-} from '../simulate/types.js'
-export { decodeTraceOptions, defaultTraceOptions, TraceConfigError, type TraceOptions, TraceOptionsError } from '../tracers/options.js'
-export { type AccountOverride, decodeStateOverrides, OverrideError } from '../tracers/overrides.js'
+} from '../../simulate/types.js'
+export {
+  decodeTraceOptions,
+  defaultTraceOptions,
+  TraceConfigError,
+  type TraceOptions,
+  TraceOptionsError,
+} from '../../trace/options.js'
+export { type AccountOverride, decodeStateOverrides, OverrideError } from '../../trace/overrides.js'
 
 /**
  * eth_estimateGas runs the call many times (geth's binary search) and geth bounds it by no timer
@@ -125,7 +137,9 @@ export interface ExecPoolOptions {
 export function workerFile(name: string): string {
   const here = fileURLToPath(import.meta.url)
   const marker = `${sep}dist${sep}src${sep}`
-  const root = here.includes(marker) ? here.slice(0, here.lastIndexOf(marker)) : resolve(dirname(here), '..', '..', '..')
+  const root = here.includes(marker)
+    ? here.slice(0, here.lastIndexOf(marker))
+    : resolve(dirname(here), '..', '..', '..')
   const file = join(root, 'dist', 'workers', `${name}.js`)
   if (!existsSync(file)) throw new Error(`worker entry point ${file} missing: run \`npm run build\``)
   return file
@@ -168,7 +182,11 @@ export class ExecPool {
   start(): void {
     if (this.#inline !== undefined || this.#calls !== undefined || this.#closed) return
     const opts = this.#opts
-    const workerData: ExecWorkerData = { dbHandle: opts.db.level.handle as unknown as bigint, genesis: opts.genesis, cacheBytes: opts.cacheBytes }
+    const workerData: ExecWorkerData = {
+      dbHandle: opts.db.level.handle as unknown as bigint,
+      genesis: opts.genesis,
+      cacheBytes: opts.cacheBytes,
+    }
     const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
     const lane = (name: string, what: string, threads: number, maxQueue: number, depth: number): Lane => {
       const pool = new Piscina({
@@ -196,7 +214,19 @@ export class ExecPool {
    * benchmarks, never the node. Without `presentSimulated`, eth_simulateV1 answers -32603.
    */
   static inProcess(db: Database, store: ChainStore, common: Common, presentSimulated?: SimulatedPresenter): ExecPool {
-    return new ExecPool({ db, store, common, genesis: {}, workers: 0, callQueue: 0, traceWorkers: 0, traceQueue: 0, workerHeapMb: 0, cacheBytes: 0, presentSimulated })
+    return new ExecPool({
+      db,
+      store,
+      common,
+      genesis: {},
+      workers: 0,
+      callQueue: 0,
+      traceWorkers: 0,
+      traceQueue: 0,
+      workerHeapMb: 0,
+      cacheBytes: 0,
+      presentSimulated,
+    })
   }
 
   /** True when tasks run on worker threads. */
@@ -211,7 +241,8 @@ export class ExecPool {
    */
   async call(unscheduled: CallJob): Promise<unknown> {
     const { limits } = unscheduled
-    const key = unscheduled.kind === 'call' ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap) : undefined
+    const key =
+      unscheduled.kind === 'call' ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap) : undefined
     if (key !== undefined) {
       const known = callResults.get(key)
       if (known !== undefined) {
@@ -220,7 +251,11 @@ export class ExecPool {
       }
     }
     const budgetMs = unscheduled.kind === 'estimateGas' ? limits.timeoutMs * ESTIMATE_TIMEOUT_FACTOR : limits.timeoutMs
-    const task = { ...unscheduled, limits: { ...limits, timeoutMs: budgetMs }, deadlineAt: Date.now() + budgetMs } as CallTask
+    const task = {
+      ...unscheduled,
+      limits: { ...limits, timeoutMs: budgetMs },
+      deadlineAt: Date.now() + budgetMs,
+    } as CallTask
     if (key === undefined) return this.#run('calls', task)
     try {
       const data = (await this.#run('calls', task)) as Uint8Array
@@ -294,7 +329,9 @@ export class ExecPool {
   /** Counters for logs and benchmarks. */
   stats(): { calls: PoolStats | undefined; traces: PoolStats | undefined } {
     const of = (l: Lane | undefined): PoolStats | undefined =>
-      l === undefined ? undefined : { threads: l.pool.threads.length, running: l.running, queued: l.waiting, completed: l.completed }
+      l === undefined
+        ? undefined
+        : { threads: l.pool.threads.length, running: l.running, queued: l.waiting, completed: l.completed }
     return { calls: of(this.#calls), traces: of(this.#traces) }
   }
 

@@ -1,7 +1,7 @@
 /** The Lane's queue: first come first served, bounded, deadlines for waiting and running tasks. */
 import type { Piscina } from 'piscina'
 import { describe, expect, it } from 'vitest'
-import { ExecutionError } from '../errors.js'
+import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, WorkerCrashedError } from './errors.js'
 import { Lane } from './lane.js'
 import type { ExecTask, TaskResult } from './tasks.js'
@@ -25,7 +25,15 @@ function fakePool() {
 }
 
 function task(id: number, deadlineMs = 10_000): ExecTask {
-  return { id, kind: 'call', head: 0n, blockHash: new Uint8Array(32), request: {}, limits: { gasCap: 1n, timeoutMs: deadlineMs }, deadlineAt: Date.now() + deadlineMs } as unknown as ExecTask
+  return {
+    id,
+    kind: 'call',
+    head: 0n,
+    blockHash: new Uint8Array(32),
+    request: {},
+    limits: { gasCap: 1n, timeoutMs: deadlineMs },
+    deadlineAt: Date.now() + deadlineMs,
+  } as unknown as ExecTask
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5))

@@ -16,7 +16,7 @@
  * running task past its deadline + grace is aborted, its worker terminated and replaced.
  */
 import type { Piscina } from 'piscina'
-import { ExecutionError } from '../errors.js'
+import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, WorkerCrashedError } from './errors.js'
 import { type ExecTask, type TaskResult, timeoutMessage } from './tasks.js'
 
@@ -72,11 +72,14 @@ export class Lane {
         task,
         resolve,
         reject,
-        timer: setTimeout(() => {
-          const i = this.#waiting.indexOf(w)
-          if (i >= 0) this.#waiting.splice(i, 1)
-          reject(new ExecutionError(timeoutMessage(task)))
-        }, Math.max(0, task.deadlineAt - Date.now())),
+        timer: setTimeout(
+          () => {
+            const i = this.#waiting.indexOf(w)
+            if (i >= 0) this.#waiting.splice(i, 1)
+            reject(new ExecutionError(timeoutMessage(task)))
+          },
+          Math.max(0, task.deadlineAt - Date.now()),
+        ),
       }
       this.#waiting.push(w)
     })

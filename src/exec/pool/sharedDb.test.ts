@@ -16,8 +16,7 @@ import type { ChainBlock } from '../../chain/store.js'
 import { devAccounts } from '../../config/accounts.js'
 import { defaultConfig } from '../../config/defaults.js'
 import { buildGenesis } from '../../config/genesis.js'
-import { validateTransaction } from '../../txpool/validate.js'
-import { openTestChain } from '../testing.js'
+import { openTestChain, validateTransaction } from '../../../test/helpers/chain.js'
 import { ExecPool } from './index.js'
 
 /**
@@ -44,7 +43,9 @@ async function openChainWithPool(workers: number) {
   const dir = mkdtempSync(join(tmpdir(), 'ibex-shareddb-'))
   dirs.push(dir)
   const chain = await openTestChain(dir, { validator: validator as { address: string; privateKey: string } })
-  const genesis = buildGenesis({ ...defaultConfig('dev'), datadir: dir }, [validator?.address as string]) as unknown as GenesisJson
+  const genesis = buildGenesis({ ...defaultConfig('dev'), datadir: dir }, [
+    validator?.address as string,
+  ]) as unknown as GenesisJson
   const pool = new ExecPool({
     db: chain.db,
     store: chain.store,
@@ -63,7 +64,12 @@ async function openChainWithPool(workers: number) {
 
 type Chain = Awaited<ReturnType<typeof openChainWithPool>>
 
-async function mine(c: Chain, data: Uint8Array | undefined, to: Uint8Array | undefined, nonce: bigint): Promise<ChainBlock> {
+async function mine(
+  c: Chain,
+  data: Uint8Array | undefined,
+  to: Uint8Array | undefined,
+  nonce: bigint,
+): Promise<ChainBlock> {
   const tx = createTx(
     { type: 2, nonce, to, data, gasLimit: 200_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
     { common: c.common },
@@ -75,7 +81,12 @@ async function mine(c: Chain, data: Uint8Array | undefined, to: Uint8Array | und
 }
 
 /** A read of the contract at `block`; a fresh `from` each time, so no result cache answers it. */
-function readCall(c: Chain, block: ChainBlock, contract: Uint8Array, from: Uint8Array = crypto.getRandomValues(new Uint8Array(20))) {
+function readCall(
+  c: Chain,
+  block: ChainBlock,
+  contract: Uint8Array,
+  from: Uint8Array = crypto.getRandomValues(new Uint8Array(20)),
+) {
   return c.pool.call({
     kind: 'call',
     head: c.store.head.header.number,
@@ -99,7 +110,10 @@ describe('workers sharing the main thread’s RocksDB handle', () => {
     const reader = async (): Promise<void> => {
       while (!done) {
         // mostly the newest block (its trie nodes were written a moment ago), sometimes an old one
-        const block = Math.random() < 0.7 ? (committed.at(-1) as ChainBlock) : (committed[Math.floor(Math.random() * committed.length)] as ChainBlock)
+        const block =
+          Math.random() < 0.7
+            ? (committed.at(-1) as ChainBlock)
+            : (committed[Math.floor(Math.random() * committed.length)] as ChainBlock)
         const got = bytesToBigInt((await readCall(c, block, contract)) as Uint8Array)
         const want = expected.get(Buffer.from(block.hash).toString('hex'))
         if (got !== want) mismatches.push(`block ${block.header.number}: got ${got}, want ${want}`)
@@ -130,7 +144,8 @@ describe('workers sharing the main thread’s RocksDB handle', () => {
     const contract = c.store.getReceipts(deployed.hash)?.[0]?.contractAddress as Uint8Array
     const stored = await mine(c, setLengthLeft(bigIntToBytes(42n), 32), contract, 1n)
     const from = new Uint8Array(20).fill(7)
-    for (let i = 0; i < 5; i++) expect(bytesToBigInt((await readCall(c, stored, contract, from)) as Uint8Array)).toBe(42n)
+    for (let i = 0; i < 5; i++)
+      expect(bytesToBigInt((await readCall(c, stored, contract, from)) as Uint8Array)).toBe(42n)
     expect(c.pool.stats().calls?.completed).toBe(1)
     // another block is another key: the worker runs it, and answers that block's value
     expect(bytesToBigInt((await readCall(c, deployed, contract, from)) as Uint8Array)).toBe(0n)
@@ -144,12 +159,20 @@ describe('workers sharing the main thread’s RocksDB handle', () => {
       const c = await openChainWithPool(2)
       const deployed = await mine(c, INITCODE, undefined, 0n)
       const contract = c.store.getReceipts(deployed.hash)?.[0]?.contractAddress as Uint8Array
-      const inflight = Array.from({ length: 50 }, () => readCall(c, deployed, contract).then(() => 'ok', (e: Error) => e.message))
+      const inflight = Array.from({ length: 50 }, () =>
+        readCall(c, deployed, contract).then(
+          () => 'ok',
+          (e: Error) => e.message,
+        ),
+      )
       await new Promise((r) => setTimeout(r, 20 * round))
       await c.pool.close()
       await c.db.close()
       const outcomes = await Promise.all(inflight)
-      for (const o of outcomes) expect(['ok', 'the node is shutting down']).toContain(o.startsWith('internal error') ? 'the node is shutting down' : o)
+      for (const o of outcomes)
+        expect(['ok', 'the node is shutting down']).toContain(
+          o.startsWith('internal error') ? 'the node is shutting down' : o,
+        )
     }
   })
 })

@@ -16,7 +16,7 @@
  *    Misses are not cached (a node may be written later).
  */
 import { RocksLevel } from '@nxtedition/rocksdb'
-import { COLUMNS, type ColumnHandle, type ColumnName, type Database, type WriteBatch } from '../../chain/db.js'
+import { COLUMNS, type ColumnHandle, type ColumnName, type Database, type WriteBatch } from '../../db/db.js'
 
 /** Columns whose values are content-addressed, so caching them is always safe. */
 const CACHED_COLUMNS: ReadonlySet<ColumnName> = new Set(['trie', 'code'])
@@ -86,7 +86,9 @@ export async function attachDatabase(handle: bigint, cacheBytes: number): Promis
   const raw = level as any
   const cache = new NodeCache(cacheBytes)
   const read = (column: ColumnName, keys: Uint8Array[]): (Uint8Array | undefined)[] =>
-    (raw._getManySync(keys.map(toBuffer), optionsByColumn.get(column)) as (Buffer | undefined)[]).map((v) => v ?? undefined)
+    (raw._getManySync(keys.map(toBuffer), optionsByColumn.get(column)) as (Buffer | undefined)[]).map(
+      (v) => v ?? undefined,
+    )
   return {
     level,
     columns,

@@ -11,20 +11,20 @@
  * or a crash and answers -32603.
  */
 import { createBlockFromRLP } from '@ethereumjs/block'
-import { type AccessListResult, createAccessList } from '../accessList.js'
-import { type CallLimits, type CallRequest, call, estimateGas } from '../call.js'
-import { EXEC_ERRORS, ExecutionRevertedError } from '../errors.js'
+import { type AccessListResult, createAccessList } from '../../evm/accessList.js'
+import { type CallLimits, type CallRequest, call, estimateGas } from '../../evm/call.js'
+import { EXEC_ERRORS, ExecutionRevertedError } from '../../evm/errors.js'
 import { type ErrorWire, errorClasses, IbexError, toWireError } from '../../util/errors.js'
-import { type SimulatedBlock, SimulationError, simulate } from '../simulate/index.js'
-import type { SimulateRequest } from '../simulate/types.js'
-import type { TraceOptions } from '../tracers/options.js'
-import type { AccountOverride } from '../tracers/overrides.js'
-import { TraceConfigError } from '../tracers/options.js'
-import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../tracers/run.js'
-import { TraceTooLargeError } from '../tracers/sink.js'
-import { traceCall } from '../tracers/traceCall.js'
+import { type SimulatedBlock, SimulationError, simulate } from '../../simulate/index.js'
+import type { SimulateRequest } from '../../simulate/types.js'
+import type { TraceOptions } from '../../trace/options.js'
+import type { AccountOverride } from '../../trace/overrides.js'
+import { TraceConfigError } from '../../trace/options.js'
+import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../../trace/run.js'
+import { TraceTooLargeError } from '../../trace/sink.js'
+import { traceCall } from '../../trace/traceCall.js'
 import type { ExecContext } from './context.js'
-import { withEvmDeadline } from './deadline.js'
+import { withEvmDeadline } from '../../evm/deadline.js'
 
 interface TaskBase {
   /** Head block number the main thread knew when it sent the task. */
@@ -118,7 +118,13 @@ export type TaskResult<T> = { ok: true; value: T } | { ok: false; failure: TaskF
 export type TraceParts = Uint8Array[]
 
 /** The classes of the errors a task may fail with, to revive them on the main thread. */
-export const TASK_ERROR_CLASSES = errorClasses(...EXEC_ERRORS, SimulationError, TraceError, TraceTimeoutError, TraceConfigError)
+export const TASK_ERROR_CLASSES = errorClasses(
+  ...EXEC_ERRORS,
+  SimulationError,
+  TraceError,
+  TraceTimeoutError,
+  TraceConfigError,
+)
 
 function failureOf(err: unknown, task: ExecTask): TaskFailure | undefined {
   if (err instanceof ExecutionRevertedError) return { kind: 'revert', data: err.data }
@@ -140,7 +146,8 @@ function blockOf(ctx: ExecContext, task: TaskBase & { blockHash: Uint8Array }) {
 
 function parentStateRoot(ctx: ExecContext, head: bigint, parentHash: Uint8Array, number: bigint): Uint8Array {
   const parent = ctx.store(head).getBlockByHash(parentHash)
-  if (parent === undefined) throw new TraceError(`parent block #${number - 1n} 0x${Buffer.from(parentHash).toString('hex')} not found`)
+  if (parent === undefined)
+    throw new TraceError(`parent block #${number - 1n} 0x${Buffer.from(parentHash).toString('hex')} not found`)
   return parent.header.stateRoot
 }
 
@@ -157,7 +164,11 @@ function stored(ctx: ExecContext, task: TraceTxTask | TraceBlockTask): BlockToTr
 function decoded(ctx: ExecContext, task: TraceRlpBlockTask): BlockToTrace {
   let block: ReturnType<typeof createBlockFromRLP>
   try {
-    block = createBlockFromRLP(task.rlp, { common: ctx.common.copy(), setHardfork: true, skipConsensusFormatValidation: true })
+    block = createBlockFromRLP(task.rlp, {
+      common: ctx.common.copy(),
+      setHardfork: true,
+      skipConsensusFormatValidation: true,
+    })
   } catch (err) {
     throw new TraceError('could not decode block', { cause: err })
   }
@@ -196,14 +207,25 @@ async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPrese
       return present(await simulate(env, task.request), task.request.returnFullTransactions)
     }
     case 'traceTx':
-      return traceBlockTx({ db: ctx.db, store: ctx.store(task.head) }, stored(ctx, task), task.index, task.options, task.maxBytes)
+      return traceBlockTx(
+        { db: ctx.db, store: ctx.store(task.head) },
+        stored(ctx, task),
+        task.index,
+        task.options,
+        task.maxBytes,
+      )
     case 'traceBlock':
       return traceBlockAll({ db: ctx.db, store: ctx.store(task.head) }, stored(ctx, task), task.options, task.maxBytes)
     case 'traceRlpBlock':
       return traceBlockAll({ db: ctx.db, store: ctx.store(task.head) }, decoded(ctx, task), task.options, task.maxBytes)
     case 'traceCall': {
       const chain = { db: ctx.db, store: ctx.store(task.head) }
-      const params = { block: blockOf(ctx, task), request: task.request, overrides: task.overrides, gasCap: task.gasCap }
+      const params = {
+        block: blockOf(ctx, task),
+        request: task.request,
+        overrides: task.overrides,
+        gasCap: task.gasCap,
+      }
       return traceCall(chain, params, task.options, task.maxBytes)
     }
   }
@@ -231,7 +253,11 @@ function evmTimeoutMessage(ms: number): string {
  * Runs one task; expected failures are returned, bugs thrown. In a worker (ctx.evmDeadline) the
  * EVM stops itself at the task's deadline; in process only traces' own timeouts apply.
  */
-export async function runTask(ctx: ExecContext, task: ExecTask, present?: SimulatedPresenter): Promise<TaskResult<unknown>> {
+export async function runTask(
+  ctx: ExecContext,
+  task: ExecTask,
+  present?: SimulatedPresenter,
+): Promise<TaskResult<unknown>> {
   let value: unknown
   let error: unknown
   if (ctx.evmDeadline) {

@@ -8,7 +8,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import type { ChainBlock } from '../../chain/store.js'
 import { keccak256 } from '../../util/crypto.js'
-import { toData, toQuantity } from '../hex.js'
+import { toData, toQuantity } from '../../util/hex.js'
 import { BLOCK_CACHE_RLP_BYTES, FormatCache, keep, keyOf } from './cache.js'
 import { formatTransaction } from './transaction.js'
 

@@ -11,7 +11,7 @@
 import type { ChainBlock } from '../../chain/store.js'
 import type { FilterChanges, SubscriptionItem } from '../../filters/index.js'
 import type { PoolTx } from '../../txpool/index.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { formatHeader, type RpcObject } from './block.js'
 import { formatLog, formatLogs } from './log.js'
 import { formatTransaction } from './transaction.js'

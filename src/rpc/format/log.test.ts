@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ChainLog, queryLogs, type SubscriptionItem, Subscriptions } from '../../filters/index.js'
-import { criteria, hex, num, openFilterChain, T, topic } from '../../filters/testing.js'
+import { criteria, hex, num, openFilterChain, T, topic } from '../../../test/helpers/filters.js'
 import { formatFilterChanges, NotificationWriter } from './filterChanges.js'
 import { formatLog, formatLogs } from './log.js'
 import { formatBlockReceipts, formatReceipt } from './receipt.js'

@@ -13,7 +13,7 @@
  */
 import type { LogTuple } from '../../chain/receipt.js'
 import type { ChainLog, LogBlockInfo } from '../../filters/index.js'
-import { toData, toQuantity } from '../hex.js'
+import { toData, toQuantity } from '../../util/hex.js'
 import type { RpcObject } from './block.js'
 import { FormatCache, keep, keyOf, LOG_CACHE_ENTRIES } from './cache.js'
 

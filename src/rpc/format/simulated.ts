@@ -9,7 +9,7 @@
 import type { ChainBlock } from '../../chain/store.js'
 import type { SimulatedBlock, SimulatedCall } from '../../exec/pool/index.js'
 import { errorCodeOf, RevertError } from '../errors.js'
-import { toData, toQuantity } from '../hex.js'
+import { toData, toQuantity } from '../../util/hex.js'
 import { formatBlock, type RpcObject } from './block.js'
 
 function formatCall(call: SimulatedCall, block: SimulatedBlock, txIndex: number): RpcObject {

@@ -6,7 +6,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt } from '@ethereumjs/util'
-import { toData, toQuantity } from '../hex.js'
+import { toData, toQuantity } from '../../util/hex.js'
 import type { RpcObject } from './block.js'
 import { FormatCache, keep, keyOf } from './cache.js'
 
@@ -95,7 +95,9 @@ function buildTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
   }
   // ethereumjs keeps the blob hashes as 0x strings
   if (tx.type === 3) {
-    out.blobVersionedHashes = (t.blobVersionedHashes ?? []).map((h) => (typeof h === 'string' ? h.toLowerCase() : toData(h)))
+    out.blobVersionedHashes = (t.blobVersionedHashes ?? []).map((h) =>
+      typeof h === 'string' ? h.toLowerCase() : toData(h),
+    )
   }
   if (tx.type === 4) {
     out.authorizationList = (t.authorizationList ?? []).map(([chainId, address, nonce, yParity, r, s]) => ({

@@ -9,7 +9,7 @@ import { encodeConsensusReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { type Backend, resolveBlock } from '../backend.js'
 import { NotFoundError } from '../errors.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { type BlockRef, BlockTag, Hash } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
 

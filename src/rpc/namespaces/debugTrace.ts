@@ -25,7 +25,7 @@ import {
 import type { ChainBlock } from '../../chain/store.js'
 import { type Backend, resolveBlock, stateBlock } from '../backend.js'
 import { GenesisNotTraceableError, InvalidParamsError, NotFoundError, ServerError } from '../errors.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { BlockNumber, BlockTag, CallObject, Data, Hash, optional } from '../params/index.js'
 import { method, type Namespace, type ParamDecoder, RawJson } from '../types.js'
 import { toRequest } from './eth/call.js'
@@ -103,7 +103,10 @@ export const debugTraceNamespace: Namespace<Backend> = {
       if (block === undefined) throw new NotFoundError(`block ${toData(hash)}`)
       return traceBlock(b, block, options)
     }),
-    debug_traceBlock: method([Data, TraceConfig], async (b, [rlp, options]) => new RawJson(await b.traceRawBlock(rlp, options))),
+    debug_traceBlock: method(
+      [Data, TraceConfig],
+      async (b, [rlp, options]) => new RawJson(await b.traceRawBlock(rlp, options)),
+    ),
     debug_traceCall: method([CallObject, BlockTag, CallTraceConfig], async (b, [args, ref, config]) => {
       const block = stateBlock(b, ref)
       return new RawJson(await b.traceCall(block, toRequest(args), config.overrides, config.options))

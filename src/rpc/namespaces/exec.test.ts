@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Backend } from '../backend.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { DATA_INPUT_CONFLICT } from '../params/index.js'
 import { debugTraceNamespace } from './debugTrace.js'
 import { ethNamespace } from './eth/index.js'
@@ -17,8 +17,10 @@ const CALL = { to: TO, data: '0x70a08231', gas: '0x5208' }
 
 function backend(over: Partial<Backend> = {}): { b: Backend; asked: string[] } {
   const asked: string[] = []
-  const describeRequest = (block: { header: { number: bigint } }, req: { to?: Uint8Array; data?: Uint8Array; gas?: bigint }) =>
-    `@${block.header.number} to=${req.to && toData(req.to)} data=${req.data && toData(req.data)} gas=${req.gas}`
+  const describeRequest = (
+    block: { header: { number: bigint } },
+    req: { to?: Uint8Array; data?: Uint8Array; gas?: bigint },
+  ) => `@${block.header.number} to=${req.to && toData(req.to)} data=${req.data && toData(req.data)} gas=${req.gas}`
   const b = fakeBackend({
     ...chainOf(blocks),
     call: async (block, req) => {
@@ -47,7 +49,10 @@ describe('eth_call and eth_estimateGas', () => {
     const { b, asked } = backend()
     expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, '0x1'])).toEqual({ result: '0xabcd' })
     expect(await callMethod(ethNamespace, b, 'eth_estimateGas', [CALL])).toEqual({ result: '0x5208' })
-    expect(asked).toEqual([`call @1 to=${TO} data=0x70a08231 gas=21000`, `estimateGas @2 to=${TO} data=0x70a08231 gas=21000`])
+    expect(asked).toEqual([
+      `call @1 to=${TO} data=0x70a08231 gas=21000`,
+      `estimateGas @2 to=${TO} data=0x70a08231 gas=21000`,
+    ])
   })
 
   it('refuse data and input that differ, and a missing block, without executing', async () => {
@@ -55,7 +60,9 @@ describe('eth_call and eth_estimateGas', () => {
     expect(await callMethod(ethNamespace, b, 'eth_call', [{ ...CALL, input: '0x01' }, 'latest'])).toEqual({
       error: { code: -32000, message: DATA_INPUT_CONFLICT },
     })
-    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, '0x9'])).toEqual({ error: { code: -32000, message: 'header not found' } })
+    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, '0x9'])).toEqual({
+      error: { code: -32000, message: 'header not found' },
+    })
     expect(asked).toEqual([])
   })
 })
@@ -63,7 +70,11 @@ describe('eth_call and eth_estimateGas', () => {
 describe('eth_createAccessList', () => {
   it("answers the backend's list, gas and error", async () => {
     const { b } = backend({
-      createAccessList: async () => ({ accessList: [{ address: TO, storageKeys: [] }], gasUsed: 30_000n, error: 'execution reverted' }),
+      createAccessList: async () => ({
+        accessList: [{ address: TO, storageKeys: [] }],
+        gasUsed: 30_000n,
+        error: 'execution reverted',
+      }),
     })
     expect(await callMethod(ethNamespace, b, 'eth_createAccessList', [CALL])).toEqual({
       result: { accessList: [{ address: TO, storageKeys: [] }], gasUsed: '0x7530', error: 'execution reverted' },
@@ -75,8 +86,12 @@ describe('debug_trace*', () => {
   const txHash = `0x${'77'.repeat(32)}`
 
   it('traces a mined transaction where it sits, with the given tracer', async () => {
-    const { b, asked } = backend({ txLocation: () => ({ blockHash: blocks[1]?.hash as Uint8Array, blockNumber: 1n, index: 3 }) })
-    expect(await callMethod(debugTraceNamespace, b, 'debug_traceTransaction', [txHash, { tracer: 'callTracer' }])).toEqual({ result: { gas: 1 } })
+    const { b, asked } = backend({
+      txLocation: () => ({ blockHash: blocks[1]?.hash as Uint8Array, blockNumber: 1n, index: 3 }),
+    })
+    expect(
+      await callMethod(debugTraceNamespace, b, 'debug_traceTransaction', [txHash, { tracer: 'callTracer' }]),
+    ).toEqual({ result: { gas: 1 } })
     expect(asked).toEqual([`traceTransaction ${toData(blocks[1]?.hash as Uint8Array)}#3 tracer=callTracer`])
   })
 
@@ -85,7 +100,9 @@ describe('debug_trace*', () => {
     expect(await callMethod(debugTraceNamespace, unknown.b, 'debug_traceTransaction', [txHash])).toEqual({
       error: { code: -32000, message: 'transaction not found' },
     })
-    const genesis = backend({ txLocation: () => ({ blockHash: blocks[0]?.hash as Uint8Array, blockNumber: 0n, index: 0 }) })
+    const genesis = backend({
+      txLocation: () => ({ blockHash: blocks[0]?.hash as Uint8Array, blockNumber: 0n, index: 0 }),
+    })
     expect(await callMethod(debugTraceNamespace, genesis.b, 'debug_traceTransaction', [txHash])).toEqual({
       error: { code: -32000, message: 'genesis is not traceable' },
     })
@@ -95,7 +112,9 @@ describe('debug_trace*', () => {
   it('traces a call at the named block with its state overrides', async () => {
     const { b, asked } = backend()
     const overrides = { stateOverrides: { [TO]: { balance: '0x1' } } }
-    expect(await callMethod(debugTraceNamespace, b, 'debug_traceCall', [CALL, '0x2', overrides])).toEqual({ result: [] })
+    expect(await callMethod(debugTraceNamespace, b, 'debug_traceCall', [CALL, '0x2', overrides])).toEqual({
+      result: [],
+    })
     expect(asked).toEqual([`traceCall @2 to=${TO} data=0x70a08231 gas=21000 overrides=1`])
   })
 })

@@ -1,6 +1,6 @@
 /** The net namespace: network id, and the p2p listener and peers (src/p2p) when p2p is on. */
 import type { Backend } from '../backend.js'
-import { toQuantity } from '../hex.js'
+import { toQuantity } from '../../util/hex.js'
 import { method, type Namespace } from '../types.js'
 
 export const netNamespace: Namespace<Backend> = {

@@ -1,7 +1,7 @@
 /** The net, web3 and txpool namespaces over a fake backend. */
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../util/crypto.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { netNamespace } from './net.js'
 import { callMethod, fakeBackend, poolTx, SENDER, transfer } from './testing.js'
 import { txpoolNamespace } from './txpool.js'
@@ -76,7 +76,9 @@ describe('txpool', () => {
           '1': '0x2222222222222222222222222222222222222222: 1 wei + 21000 gas × 3000000000 wei',
         },
       },
-      queued: { [CHECKSUMMED]: { '5': '0x2222222222222222222222222222222222222222: 1 wei + 21000 gas × 2000000000 wei' } },
+      queued: {
+        [CHECKSUMMED]: { '5': '0x2222222222222222222222222222222222222222: 1 wei + 21000 gas × 2000000000 wei' },
+      },
     })
   })
 

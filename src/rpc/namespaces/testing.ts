@@ -36,8 +36,18 @@ export interface Answer {
 }
 
 /** Calls `method` of `namespace` on `backend` through the dispatcher, params as a client sends them. */
-export async function callMethod(namespace: Namespace<Backend>, backend: Backend, method: string, params: unknown[] = []): Promise<Answer> {
-  const dispatcher = new RpcDispatcher({ namespaces: [namespace], enabledApis: [namespace.name], ctx: backend, maxBatchItems: 0 })
+export async function callMethod(
+  namespace: Namespace<Backend>,
+  backend: Backend,
+  method: string,
+  params: unknown[] = [],
+): Promise<Answer> {
+  const dispatcher = new RpcDispatcher({
+    namespaces: [namespace],
+    enabledApis: [namespace.name],
+    ctx: backend,
+    maxBatchItems: 0,
+  })
   const answer = await dispatcher.handleMessage({ jsonrpc: '2.0', id: 1, method, params })
   if (answer === undefined) throw new Error(`${method}: no answer`)
   if (answer.error !== undefined) return { error: answer.error }
@@ -57,15 +67,37 @@ export const SENDER = {
 /** A signed 1559 transfer of 1 wei. */
 export function transfer(nonce: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint): TypedTransaction {
   return createTx(
-    { type: 2, nonce, to: `0x${'22'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas, maxPriorityFeePerGas, chainId: 1n },
+    {
+      type: 2,
+      nonce,
+      to: `0x${'22'.repeat(20)}`,
+      value: 1n,
+      gasLimit: 21_000n,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+      chainId: 1n,
+    },
     { common: TEST_COMMON },
   ).sign(SENDER.privateKey)
 }
 
 /** A block at `number` holding `txs`, with the given base fee and gas used. */
-export function testBlock(number: bigint, txs: TypedTransaction[] = [], baseFee = 1_000_000_000n, gasUsed = 21_000n * BigInt(txs.length)): ChainBlock {
+export function testBlock(
+  number: bigint,
+  txs: TypedTransaction[] = [],
+  baseFee = 1_000_000_000n,
+  gasUsed = 21_000n * BigInt(txs.length),
+): ChainBlock {
   const header = createBlockHeader(
-    { number, gasLimit: 30_000_000n, gasUsed, baseFeePerGas: baseFee, timestamp: 1_700_000_000n + number, excessBlobGas: 0n, blobGasUsed: 0n },
+    {
+      number,
+      gasLimit: 30_000_000n,
+      gasUsed,
+      baseFeePerGas: baseFee,
+      timestamp: 1_700_000_000n + number,
+      excessBlobGas: 0n,
+      blobGasUsed: 0n,
+    },
     { common: TEST_COMMON },
   )
   const transactionBytes = txs.map((tx) => tx.serialize())
@@ -93,7 +125,8 @@ export function receiptsOf(block: ChainBlock): StoredReceipt[] {
     from: tx.getSenderAddress().bytes,
     contractAddress: undefined,
     gasUsed: 21_000n,
-    effectiveGasPrice: tx.getEffectivePriorityFee(block.header.baseFeePerGas ?? 0n) + (block.header.baseFeePerGas ?? 0n),
+    effectiveGasPrice:
+      tx.getEffectivePriorityFee(block.header.baseFeePerGas ?? 0n) + (block.header.baseFeePerGas ?? 0n),
     blobGasUsed: 0n,
     blobGasPrice: 0n,
   }))

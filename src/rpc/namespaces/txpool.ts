@@ -15,7 +15,7 @@ import { toChecksumAddress } from '@ethereumjs/util'
 import type { PoolTx } from '../../txpool/index.js'
 import type { Backend } from '../backend.js'
 import { formatTransaction } from '../format/transaction.js'
-import { toQuantity } from '../hex.js'
+import { toQuantity } from '../../util/hex.js'
 import { Address } from '../params/index.js'
 import { method, type MethodTable, type Namespace } from '../types.js'
 

@@ -2,7 +2,7 @@
 import { keccak256 } from '../../util/crypto.js'
 import { PACKAGE_VERSION } from '../../util/package.js'
 import type { Backend } from '../backend.js'
-import { toData } from '../hex.js'
+import { toData } from '../../util/hex.js'
 import { Data } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
 

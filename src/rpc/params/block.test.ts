@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { hexToBytes } from '../hex.js'
+import { hexToBytes } from '../../util/hex.js'
 import { BLOCK_TAG, BlockNumber, BlockTag, LATEST } from './block.js'
 import { optional } from './decoder.js'
 import { failure } from './testing.js'
-
 
 const P = -32602
 const hash = `0x${'1f'.repeat(32)}`
@@ -47,7 +46,11 @@ describe('BlockTag (rpc.BlockNumberOrHash)', () => {
   it('decodes EIP-1898 objects, keys case-insensitively', () => {
     expect(BlockTag.decode({ blockNumber: '0x5' })).toEqual({ kind: 'number', number: 5n })
     expect(BlockTag.decode({ blockNumber: 'pending' })).toBe(BLOCK_TAG.pending)
-    expect(BlockTag.decode({ blockHash: hash })).toEqual({ kind: 'hash', hash: hexToBytes(hash), requireCanonical: false })
+    expect(BlockTag.decode({ blockHash: hash })).toEqual({
+      kind: 'hash',
+      hash: hexToBytes(hash),
+      requireCanonical: false,
+    })
     expect(BlockTag.decode({ blockHash: hash, requireCanonical: true })).toEqual({
       kind: 'hash',
       hash: hexToBytes(hash),

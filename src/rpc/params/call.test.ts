@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ServerError } from '../errors.js'
-import { hexToBytes } from '../hex.js'
+import { hexToBytes } from '../../util/hex.js'
 import { CallObject, DATA_INPUT_CONFLICT, rejectDataInputConflict } from './call.js'
 import { failure } from './testing.js'
-
 
 const P = -32602
 const from = '0x52908400098527886E0F7030069857D2E4169EE7'
@@ -82,22 +81,32 @@ describe('CallObject (ethapi.TransactionArgs)', () => {
   it('fails with the struct field in the message', () => {
     const f = (field: string, type: string, what: string): string =>
       `${P} json: cannot unmarshal ${what} into Go struct field TransactionArgs.${field} of type ${type}`
-    expect(failure(CallObject, { from: from.slice(2) })).toBe(f('from', 'common.Address', 'hex string without 0x prefix'))
+    expect(failure(CallObject, { from: from.slice(2) })).toBe(
+      f('from', 'common.Address', 'hex string without 0x prefix'),
+    )
     expect(failure(CallObject, { to: 1 })).toBe(f('to', 'common.Address', 'non-string'))
     expect(failure(CallObject, { to: '0x1234' })).toBe(`${P} hex string has length 4, want 40 for common.Address`)
     expect(failure(CallObject, { gas: 21000 })).toBe(f('gas', 'hexutil.Uint64', 'non-string'))
     expect(failure(CallObject, { GAS: '0x' })).toBe(f('gas', 'hexutil.Uint64', 'hex string "0x"'))
-    expect(failure(CallObject, { value: '0x01' })).toBe(f('value', '*hexutil.Big', 'hex number with leading zero digits'))
+    expect(failure(CallObject, { value: '0x01' })).toBe(
+      f('value', '*hexutil.Big', 'hex number with leading zero digits'),
+    )
     expect(failure(CallObject, { input: '0x1' })).toBe(f('input', 'hexutil.Bytes', 'hex string of odd length'))
     expect(failure(CallObject, { data: 'zz' })).toBe(f('data', 'hexutil.Bytes', 'hex string without 0x prefix'))
     expect(failure(CallObject, { accessList: {} })).toBe(f('accessList', 'types.AccessList', 'object'))
-    expect(failure(CallObject, { accessList: [{ storageKeys: [] }] })).toBe(`${P} missing required field 'address' for AccessTuple`)
-    expect(failure(CallObject, { accessList: [{ address: to }] })).toBe(`${P} missing required field 'storageKeys' for AccessTuple`)
+    expect(failure(CallObject, { accessList: [{ storageKeys: [] }] })).toBe(
+      `${P} missing required field 'address' for AccessTuple`,
+    )
+    expect(failure(CallObject, { accessList: [{ address: to }] })).toBe(
+      `${P} missing required field 'storageKeys' for AccessTuple`,
+    )
     expect(failure(CallObject, { accessList: ['x'] })).toBe(f('accessList', 'types.AccessTuple', 'string'))
     expect(failure(CallObject, { accessList: [{ address: to, storageKeys: '0x' }] })).toBe(
       f('accessList', '[]common.Hash', 'string'),
     )
-    expect(failure(CallObject, { blobVersionedHashes: [null] })).toBe(f('blobVersionedHashes', 'common.Hash', 'non-string'))
+    expect(failure(CallObject, { blobVersionedHashes: [null] })).toBe(
+      f('blobVersionedHashes', 'common.Hash', 'non-string'),
+    )
     expect(failure(CallObject, { authorizationList: [{ chainId: '0x1' }] })).toBe(
       `${P} missing required field 'address' for SetCodeAuthorization`,
     )

@@ -87,7 +87,8 @@ const FIELDS = new FieldMatcher([
 ] as const)
 
 /** geth's message when both are set and differ; it checks this only when it builds a transaction. */
-export const DATA_INPUT_CONFLICT = 'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data'
+export const DATA_INPUT_CONFLICT =
+  'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data'
 
 function big(v: unknown): bigint {
   return unmarshalHex(v, '*hexutil.Big', bigText)
@@ -219,7 +220,8 @@ function decodeAccessTuple(v: unknown): AccessListEntry {
       const e = v[key]
       try {
         if (field === 'address') address = e === null ? undefined : unmarshalAddress(e)
-        else if (field === 'storageKeys') storageKeys = e === null ? undefined : decodeList(e, '[]common.Hash', unmarshalHash)
+        else if (field === 'storageKeys')
+          storageKeys = e === null ? undefined : decodeList(e, '[]common.Hash', unmarshalHash)
       } catch (err) {
         if (err instanceof GoDecodeError && err.soft) soft ??= err
         else throw err

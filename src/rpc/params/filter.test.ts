@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { hexToBytes } from '../hex.js'
+import { hexToBytes } from '../../util/hex.js'
 import { BLOCK_TAG } from './block.js'
 import { FilterOptions, MAX_FILTER_ADDRESSES } from './filter.js'
 import { failure } from './testing.js'
-
 
 const P = -32602
 const addr = '0x52908400098527886E0F7030069857D2E4169EE7'
@@ -65,7 +64,9 @@ describe('FilterOptions (filters.FilterCriteria)', () => {
     expect(failure(FilterOptions, { address: [addr, 'abc'] })).toBe(
       `${P} invalid address at index 1: hex string without 0x prefix`,
     )
-    expect(failure(FilterOptions, { address: [addr, '0x1'] })).toBe(`${P} invalid address at index 1: hex string of odd length`)
+    expect(failure(FilterOptions, { address: [addr, '0x1'] })).toBe(
+      `${P} invalid address at index 1: hex string of odd length`,
+    )
     expect(failure(FilterOptions, { address: [1] })).toBe(`${P} non-string address at index 0`)
     expect(failure(FilterOptions, { topics: [1] })).toBe(`${P} invalid topic(s)`)
     expect(failure(FilterOptions, { topics: [[t1, 1]] })).toBe(`${P} invalid topic(s)`)

@@ -50,7 +50,13 @@ const FIELDS = new FieldMatcher(['blockHash', 'fromBlock', 'toBlock', 'address',
 
 /** filters.FilterCriteria.UnmarshalJSON. */
 export function unmarshalFilterCriteria(raw: unknown): FilterCriteria {
-  const out: FilterCriteria = { blockHash: undefined, fromBlock: undefined, toBlock: undefined, addresses: [], topics: [] }
+  const out: FilterCriteria = {
+    blockHash: undefined,
+    fromBlock: undefined,
+    toBlock: undefined,
+    addresses: [],
+    topics: [],
+  }
   let address: unknown = null
   let topics: unknown[] | null = null
   if (raw !== null) {

@@ -13,7 +13,7 @@
  * first one is reported at the end) but stops at once on an error returned by an UnmarshalJSON
  * method ("hard" error); struct decoders here follow the same order.
  */
-import { decodeHexInto, hasHexPrefix, isHexDigits } from '../hex.js'
+import { decodeHexInto, hasHexPrefix, isHexDigits } from '../../util/hex.js'
 
 /** A hexutil text-rule failure (Go's *decError); JSON unmarshalers wrap these with the Go type. */
 export class HexRuleError extends Error {

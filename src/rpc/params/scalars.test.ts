@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hexToBytes } from '../hex.js'
+import { hexToBytes } from '../../util/hex.js'
 import { optional } from './decoder.js'
 import {
   Address,
@@ -16,7 +16,6 @@ import {
   Uint64,
 } from './scalars.js'
 import { failure } from './testing.js'
-
 
 const P = -32602
 
@@ -86,18 +85,24 @@ describe('Hash / Address', () => {
   const hash = `0x${'ab'.repeat(32)}`
   it('decodes', () => {
     expect(Hash.decode(hash)).toEqual(hexToBytes(hash))
-    expect(Address.decode('0x52908400098527886E0F7030069857D2E4169EE7')).toBe('0x52908400098527886e0f7030069857d2e4169ee7')
+    expect(Address.decode('0x52908400098527886E0F7030069857D2E4169EE7')).toBe(
+      '0x52908400098527886e0f7030069857d2e4169ee7',
+    )
   })
 
   it('fails with geth wording', () => {
-    expect(failure(Address, '0x123')).toBe(`${P} json: cannot unmarshal hex string of odd length into Go value of type common.Address`)
+    expect(failure(Address, '0x123')).toBe(
+      `${P} json: cannot unmarshal hex string of odd length into Go value of type common.Address`,
+    )
     expect(failure(Address, '0x1234')).toBe(`${P} hex string has length 4, want 40 for common.Address`)
     expect(failure(Address, '0x')).toBe(`${P} hex string has length 0, want 40 for common.Address`)
     expect(failure(Address, '')).toBe(`${P} hex string has length 0, want 40 for common.Address`)
     expect(failure(Address, '52908400098527886E0F7030069857D2E4169EE7')).toBe(
       `${P} json: cannot unmarshal hex string without 0x prefix into Go value of type common.Address`,
     )
-    expect(failure(Address, `0x${'zz'.repeat(20)}`)).toBe(`${P} json: cannot unmarshal invalid hex string into Go value of type common.Address`)
+    expect(failure(Address, `0x${'zz'.repeat(20)}`)).toBe(
+      `${P} json: cannot unmarshal invalid hex string into Go value of type common.Address`,
+    )
     expect(failure(Address, 5)).toBe(`${P} json: cannot unmarshal non-string into Go value of type common.Address`)
     expect(failure(Hash, '0xab')).toBe(`${P} hex string has length 2, want 64 for common.Hash`)
     expect(failure(Hash, null)).toBe(`${P} json: cannot unmarshal non-string into Go value of type common.Hash`)
@@ -162,7 +167,9 @@ describe('HexOrDecimal64 / FloatArray', () => {
     expect(failure(HexOrDecimal64, '0x')).toBe(`${P} invalid hex or decimal integer "0x"`)
     expect(failure(HexOrDecimal64, -1)).toBe(`${P} invalid hex or decimal integer "-1"`)
     expect(failure(HexOrDecimal64, null)).toBe(`${P} invalid hex or decimal integer "null"`)
-    expect(failure(HexOrDecimal64, '18446744073709551616')).toBe(`${P} invalid hex or decimal integer "18446744073709551616"`)
+    expect(failure(HexOrDecimal64, '18446744073709551616')).toBe(
+      `${P} invalid hex or decimal integer "18446744073709551616"`,
+    )
     expect(failure(FloatArray, '25')).toBe(`${P} json: cannot unmarshal string into Go value of type []float64`)
     expect(failure(FloatArray, [1, '2', true])).toBe(`${P} json: cannot unmarshal string into Go value of type float64`)
   })
@@ -174,7 +181,9 @@ describe('optional', () => {
     expect(d.optional).toBe(true)
     expect(d.defaultValue).toBe(7n)
     expect(d.decode('0x1')).toBe(1n)
-    expect(failure(d, 'x')).toBe(`${P} json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big`)
+    expect(failure(d, 'x')).toBe(
+      `${P} json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big`,
+    )
     expect(Quantity.optional).toBe(false)
   })
 })

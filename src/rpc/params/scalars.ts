@@ -8,7 +8,7 @@
  * hexToBytes gives the bytes when needed).
  */
 import { ERROR_CODE, RpcError } from '../errors.js'
-import { decodeHexInto, hasHexPrefix, isHexDigits } from '../hex.js'
+import { decodeHexInto, hasHexPrefix, isHexDigits } from '../../util/hex.js'
 import type { ParamDecoder } from '../types.js'
 import { goDecoder } from './decoder.js'
 import {

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { bench, describe } from 'vitest'
 import { devAccounts } from '../../config/accounts.js'
 import { defaultConfig } from '../../config/defaults.js'
-import { openTestChain } from '../../exec/testing.js'
+import { openTestChain } from '../../../test/helpers/chain.js'
 import { ChainEvents } from '../../filters/index.js'
 import { NodeBackend } from '../nodeBackend.js'
 import { NAMESPACES } from '../index.js'
@@ -35,7 +35,12 @@ const backend = new NodeBackend({
   log: undefined as never,
   events: new ChainEvents(chain.store),
 })
-const dispatcher = new RpcDispatcher({ namespaces: NAMESPACES, enabledApis: ['eth', 'net', 'web3'], ctx: backend, maxBatchItems: 0 })
+const dispatcher = new RpcDispatcher({
+  namespaces: NAMESPACES,
+  enabledApis: ['eth', 'net', 'web3'],
+  ctx: backend,
+  maxBatchItems: 0,
+})
 
 const body = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 const CHAIN_ID = body('eth_chainId', [])

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { RevertError, ServerError } from '../errors.js'
-import { hexToBytes, toQuantity } from '../hex.js'
+import { hexToBytes, toQuantity } from '../../util/hex.js'
 import { Address, BlockTag, Bool, optional, Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
 import { keep } from '../format/cache.js'

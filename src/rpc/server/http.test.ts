@@ -1,6 +1,6 @@
 import { Agent, type IncomingHttpHeaders, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toQuantity } from '../hex.js'
+import { toQuantity } from '../../util/hex.js'
 import { Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
 import { type HealthReport, RpcHttpServer } from './http.js'
@@ -49,7 +49,9 @@ function send(base: string, { method = 'POST', path = '/', headers = {}, body, c
       res.on('data', (c: string) => {
         text += c
       })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, reusedSocket: req.reusedSocket }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, reusedSocket: req.reusedSocket }),
+      )
     })
     req.on('error', reject)
     if (chunks !== undefined) for (const c of chunks) req.write(c)
@@ -96,7 +98,12 @@ describe('RpcHttpServer', () => {
   })
 
   it('accepts geth content types with parameters', async () => {
-    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json-rpc', 'application/jsonrequest']) {
+    for (const type of [
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/json-rpc',
+      'application/jsonrequest',
+    ]) {
       const r = await send(url, { headers: { 'Content-Type': type }, body: call('eth_add', ['0x1', '0x2']) })
       expect(r.body).toBe('{"jsonrpc":"2.0","id":1,"result":"0x3"}')
     }
@@ -111,11 +118,17 @@ describe('RpcHttpServer', () => {
     expect(parse.status).toBe(200)
     expect(parse.body).toBe('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}')
     const before = ctx.seen
-    const notification = await send(url, { headers: json, body: '{"jsonrpc":"2.0","method":"eth_add","params":["0x1","0x1"]}' })
+    const notification = await send(url, {
+      headers: json,
+      body: '{"jsonrpc":"2.0","method":"eth_add","params":["0x1","0x1"]}',
+    })
     expect(notification.status).toBe(200)
     expect(notification.body).toBe('')
     expect(ctx.seen).toBe(before + 1)
-    const tooMany = await send(url, { headers: json, body: `[${[1, 2, 3, 4].map((i) => call('eth_chainId', [], i)).join(',')}]` })
+    const tooMany = await send(url, {
+      headers: json,
+      body: `[${[1, 2, 3, 4].map((i) => call('eth_chainId', [], i)).join(',')}]`,
+    })
     expect(tooMany.body).toBe('[{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"batch too large"}}]')
   })
 
@@ -243,7 +256,10 @@ describe('RpcHttpServer CORS settings and shutdown', () => {
     const r = await send(url, { headers: { ...json, Origin: 'https://anyone.example' }, body: call('eth_chainId') })
     expect(r.headers['access-control-allow-origin']).toBeUndefined()
     expect(r.headers.vary).toBeUndefined()
-    const options_ = await send(url, { method: 'OPTIONS', headers: { Origin: 'https://x', 'Access-Control-Request-Method': 'POST' } })
+    const options_ = await send(url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://x', 'Access-Control-Request-Method': 'POST' },
+    })
     expect(options_.status).toBe(200)
     expect(options_.headers['access-control-allow-origin']).toBeUndefined()
     await server.stop()

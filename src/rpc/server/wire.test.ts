@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { prng } from '../../../bench/scenarios/requests.js'
-import { toQuantity } from '../hex.js'
+import { prng } from '../../util/prng.js'
+import { toQuantity } from '../../util/hex.js'
 import { Quantity } from '../params/index.js'
 import type { Namespace } from '../types.js'
 import { RpcHttpServer } from './http.js'
@@ -157,24 +157,74 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
   /** Streams sent to both; each entry: the stream and how many answers it gets. */
   const streams: [string, string, number][] = [
     ['one call', post(call('eth_chainId')), 1],
-    ['pipelined: slow answer first, order kept', post(call('eth_wait', ['0x28'])) + post(call('eth_chainId', [], 2)) + post(call('eth_wait', ['0x5'], 3)), 3],
-    ['batch, notification, bad JSON, unknown method', post(`[${call('eth_chainId')},${call('eth_chainId', [], 'x')}]`) + post('{"jsonrpc":"2.0","method":"eth_chainId","params":[]}') + post('{"jsonrpc"') + post(call('eth_nope')), 4],
+    [
+      'pipelined: slow answer first, order kept',
+      post(call('eth_wait', ['0x28'])) + post(call('eth_chainId', [], 2)) + post(call('eth_wait', ['0x5'], 3)),
+      3,
+    ],
+    [
+      'batch, notification, bad JSON, unknown method',
+      post(`[${call('eth_chainId')},${call('eth_chainId', [], 'x')}]`) +
+        post('{"jsonrpc":"2.0","method":"eth_chainId","params":[]}') +
+        post('{"jsonrpc"') +
+        post(call('eth_nope')),
+      4,
+    ],
     ['batch over the limit', post(`[${Array.from({ length: 6 }, (_, i) => call('eth_chainId', [], i)).join(',')}]`), 1],
     ['non-ASCII result', post(call('eth_text')), 1],
-    ['CORS: allowed and refused origins', post(call('eth_chainId'), ['Origin: https://app.example']) + post(call('eth_chainId'), ['Origin: https://evil.example']), 2],
-    ['POST, GET /health, POST: handed to node:http in the middle', post(call('eth_chainId')) + 'GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n' + post(call('eth_chainId', [], 2)), 3],
+    [
+      'CORS: allowed and refused origins',
+      post(call('eth_chainId'), ['Origin: https://app.example']) +
+        post(call('eth_chainId'), ['Origin: https://evil.example']),
+      2,
+    ],
+    [
+      'POST, GET /health, POST: handed to node:http in the middle',
+      post(call('eth_chainId')) + 'GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n' + post(call('eth_chainId', [], 2)),
+      3,
+    ],
     ['Connection: close ends the connection after its answer', post(call('eth_chainId'), ['Connection: close']), 1],
-    ['chunked body', 'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"jsonrpc":"2.0"\r\n' + `${(call('eth_chainId').length - 16).toString(16)}\r\n${call('eth_chainId').slice(16)}\r\n0\r\n\r\n` + post(call('eth_chainId', [], 2)), 2],
+    [
+      'chunked body',
+      'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"jsonrpc":"2.0"\r\n' +
+        `${(call('eth_chainId').length - 16).toString(16)}\r\n${call('eth_chainId').slice(16)}\r\n0\r\n\r\n` +
+        post(call('eth_chainId', [], 2)),
+      2,
+    ],
     ['Expect: 100-continue', post(call('eth_chainId'), ['Expect: 100-continue']), 2],
-    ['wrong content type: 415', post(call('eth_chainId')).replace('application/json', 'text/plain') + post(call('eth_chainId', [], 2)), 2],
-    ['Host outside the vhosts: 403', post(call('eth_chainId')).replace('Host: localhost', 'Host: evil.example') + post(call('eth_chainId', [], 2)), 2],
+    [
+      'wrong content type: 415',
+      post(call('eth_chainId')).replace('application/json', 'text/plain') + post(call('eth_chainId', [], 2)),
+      2,
+    ],
+    [
+      'Host outside the vhosts: 403',
+      post(call('eth_chainId')).replace('Host: localhost', 'Host: evil.example') + post(call('eth_chainId', [], 2)),
+      2,
+    ],
     ['declared body over the limit: 413', post('x'.repeat(5000)), 1],
-    ['malformed Content-Length: 400', 'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1x\r\n\r\n{}', 1],
+    [
+      'malformed Content-Length: 400',
+      'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1x\r\n\r\n{}',
+      1,
+    ],
     ['two Content-Lengths: 400', post(call('eth_chainId'), ['Content-Length: 3']), 1],
     ['header folded over two lines', post(call('eth_chainId'), ['X-Note: a', ' b']), 1],
     ['HTTP/1.0', post(call('eth_chainId')).replace('HTTP/1.1', 'HTTP/1.0'), 1],
-    ['OPTIONS preflight then POST', 'OPTIONS / HTTP/1.1\r\nHost: localhost\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n\r\n' + post(call('eth_chainId')), 2],
-    ['lowercase header names, extra spaces, any path', post(call('eth_chainId')).replace('POST / ', 'POST /rpc/x?y=1 ').replace('Content-Type: ', 'content-type:   ').replace('Host: ', 'host:'), 1],
+    [
+      'OPTIONS preflight then POST',
+      'OPTIONS / HTTP/1.1\r\nHost: localhost\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n\r\n' +
+        post(call('eth_chainId')),
+      2,
+    ],
+    [
+      'lowercase header names, extra spaces, any path',
+      post(call('eth_chainId'))
+        .replace('POST / ', 'POST /rpc/x?y=1 ')
+        .replace('Content-Type: ', 'content-type:   ')
+        .replace('Host: ', 'host:'),
+      1,
+    ],
   ]
 
   for (const [name, stream, answers] of streams) {
@@ -187,26 +237,38 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
     })
   }
 
-  it('answers the same whatever way the bytes are cut', async () => {
-    const random = prng(7)
-    for (const [, stream, answers] of streams.slice(0, 8)) {
-      const want = await exchange(plainPort, [stream], answers)
-      for (let round = 0; round < 3; round++) {
-        const got = await exchange(fastPort, cutRandomly(stream, 1 + round * 3, random), answers)
-        expect(got.text).toBe(want.text)
+  it(
+    'answers the same whatever way the bytes are cut',
+    async () => {
+      const random = prng(7)
+      for (const [, stream, answers] of streams.slice(0, 8)) {
+        const want = await exchange(plainPort, [stream], answers)
+        for (let round = 0; round < 3; round++) {
+          const got = await exchange(fastPort, cutRandomly(stream, 1 + round * 3, random), answers)
+          expect(got.text).toBe(want.text)
+        }
       }
-    }
-  }, EVERY_CUT_TEST_TIMEOUT_MS)
+    },
+    EVERY_CUT_TEST_TIMEOUT_MS,
+  )
 
-  it('reads a body that arrives in many pieces, byte by byte at the end', async () => {
-    const body = call('eth_chainId', [], 'z'.repeat(3000))
-    const stream = post(body)
-    const bytes = Buffer.from(stream)
-    const pieces = [bytes.subarray(0, 1000), bytes.subarray(1000, 3000), ...Array.from(bytes.subarray(3000), (b) => Buffer.from([b]))]
-    const got = await exchange(fastPort, pieces, 1, 10_000)
-    const want = await exchange(plainPort, [stream], 1)
-    expect(got.text).toBe(want.text)
-  }, EVERY_CUT_TEST_TIMEOUT_MS)
+  it(
+    'reads a body that arrives in many pieces, byte by byte at the end',
+    async () => {
+      const body = call('eth_chainId', [], 'z'.repeat(3000))
+      const stream = post(body)
+      const bytes = Buffer.from(stream)
+      const pieces = [
+        bytes.subarray(0, 1000),
+        bytes.subarray(1000, 3000),
+        ...Array.from(bytes.subarray(3000), (b) => Buffer.from([b])),
+      ]
+      const got = await exchange(fastPort, pieces, 1, 10_000)
+      const want = await exchange(plainPort, [stream], 1)
+      expect(got.text).toBe(want.text)
+    },
+    EVERY_CUT_TEST_TIMEOUT_MS,
+  )
 
   it('keeps a connection on the fast path until a request it does not take', async () => {
     const socket = connect({ host: '127.0.0.1', port: fastPort })
@@ -216,7 +278,8 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
       received += d.toString('latin1')
     })
     const answers = async (n: number) => {
-      for (let i = 0; i < 200 && countAnswers(Buffer.from(received, 'latin1')) < n; i++) await new Promise((r) => setTimeout(r, 5))
+      for (let i = 0; i < 200 && countAnswers(Buffer.from(received, 'latin1')) < n; i++)
+        await new Promise((r) => setTimeout(r, 5))
     }
     socket.write(post(call('eth_chainId')))
     await answers(1)

@@ -81,7 +81,12 @@ export class WireFront {
   private dateSecond = 0
   private dateText = ''
 
-  private constructor(server: Server, nodeListener: (socket: Socket) => void, handler: WireHandler, options: WireOptions) {
+  private constructor(
+    server: Server,
+    nodeListener: (socket: Socket) => void,
+    handler: WireHandler,
+    options: WireOptions,
+  ) {
     this.server = server
     this.nodeListener = nodeListener
     this.handler = handler
@@ -301,7 +306,10 @@ export class WireConnection implements Reply {
    */
   private readHead(buf: Buffer): boolean {
     // 'POST '
-    if (buf.length >= 5 && !(buf[0] === 0x50 && buf[1] === 0x4f && buf[2] === 0x53 && buf[3] === 0x54 && buf[4] === 0x20)) {
+    if (
+      buf.length >= 5 &&
+      !(buf[0] === 0x50 && buf[1] === 0x4f && buf[2] === 0x53 && buf[3] === 0x54 && buf[4] === 0x20)
+    ) {
       this.handOver()
       return false
     }

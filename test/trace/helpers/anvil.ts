@@ -25,7 +25,18 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
   const port = await freePort()
   const child: ChildProcess = spawn(
     ANVIL_BIN,
-    ['--steps-tracing', '--hardfork', 'prague', '--chain-id', '1337', '--host', '127.0.0.1', '--port', String(port), ...args],
+    [
+      '--steps-tracing',
+      '--hardfork',
+      'prague',
+      '--chain-id',
+      '1337',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...args,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let out = ''
@@ -53,7 +64,10 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
     clearTimeout(timer)
   }
   try {
-    await waitFor(() => rpc<string>(url, 'eth_chainId').catch(() => undefined), { timeoutMs: ANVIL_READY_MS, what: 'anvil' })
+    await waitFor(() => rpc<string>(url, 'eth_chainId').catch(() => undefined), {
+      timeoutMs: ANVIL_READY_MS,
+      what: 'anvil',
+    })
   } catch (err) {
     await stop()
     throw new Error(`anvil did not start: ${String(err)}\n${out}`)

@@ -70,7 +70,10 @@ export function gethStructLogs(trace: Json): Json {
     if (e.refund === 0) delete e.refund
     if (e.returnData === '0x') delete e.returnData
     if (Array.isArray(e.memory) && e.memory.length === 0) delete e.memory
-    if (e.error === 'Some(StackUnderflow)') e.error = Array.isArray(e.stack) ? `stack underflow (${e.stack.length} <=> ${STACK_NEEDS[e.op] ?? '?'})` : 'stack underflow'
+    if (e.error === 'Some(StackUnderflow)')
+      e.error = Array.isArray(e.stack)
+        ? `stack underflow (${e.stack.length} <=> ${STACK_NEEDS[e.op] ?? '?'})`
+        : 'stack underflow'
     else if (typeof e.error === 'string' && e.error in ANVIL_ERRORS) e.error = ANVIL_ERRORS[e.error]
     else if (typeof e.error === 'string' && e.error.startsWith('Some(')) delete e.error
     const next = logs[i + 1]
@@ -118,11 +121,15 @@ function createdBy(frame: Json, pre: Json, nonces: Map<string, bigint>, out: Set
 export function gethPrestate(pre: Json, callFrame: Json): Json {
   // the top frame of a contract-creating transaction is made by the sender, whose nonce it used
   const nonces = new Map<string, bigint>()
-  if (callFrame.type === 'CREATE') nonces.set(callFrame.from.toLowerCase(), BigInt(pre[callFrame.from.toLowerCase()]?.nonce ?? 0))
+  if (callFrame.type === 'CREATE')
+    nonces.set(callFrame.from.toLowerCase(), BigInt(pre[callFrame.from.toLowerCase()]?.nonce ?? 0))
   const created = createdBy(callFrame, pre, nonces, new Set())
   const out: Json = {}
   for (const [addr, acc] of Object.entries<Json>(pre)) {
-    const empty = (acc.balance === '0x0' || acc.balance === undefined) && !acc.nonce && (acc.code === undefined || acc.code === '0x')
+    const empty =
+      (acc.balance === '0x0' || acc.balance === undefined) &&
+      !acc.nonce &&
+      (acc.code === undefined || acc.code === '0x')
     if (created.has(addr.toLowerCase()) && empty) continue
     out[addr] = acc
   }
@@ -133,7 +140,13 @@ export function gethPrestate(pre: Json, callFrame: Json): Json {
 export function firstDifference(a: Json, b: Json, path = '$'): string | undefined {
   if (a === b) return undefined
   const show = (v: Json) => JSON.stringify(v)?.slice(0, 300)
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  ) {
     return `${path}: ibex ${show(a)} ≠ anvil ${show(b)}`
   }
   if (Array.isArray(a) && a.length !== b.length) {

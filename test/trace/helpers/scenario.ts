@@ -40,7 +40,9 @@ export function compileTraceContracts(): Record<string, Compiled> {
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length > 0) throw new Error(`solc: ${JSON.stringify(errors)}`)
   const result: Record<string, Compiled> = {}
-  for (const [name, c] of Object.entries(out.contracts['Trace.sol'] as Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>)) {
+  for (const [name, c] of Object.entries(
+    out.contracts['Trace.sol'] as Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>,
+  )) {
     result[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }
   }
   return result
@@ -93,13 +95,19 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
     await rpc(anvilUrl, 'anvil_setNextBlockBaseFeePerGas', [block.baseFeePerGas])
     const anvilHash = await rpc<Hex>(anvilUrl, 'eth_sendRawTransaction', [raw])
     const other = await waitForReceipt(anvilUrl, anvilHash)
-    if (anvilHash !== hash || other.status !== receipt.status || other.gasUsed !== receipt.gasUsed || other.blockNumber !== receipt.blockNumber) {
+    if (
+      anvilHash !== hash ||
+      other.status !== receipt.status ||
+      other.gasUsed !== receipt.gasUsed ||
+      other.blockNumber !== receipt.blockNumber
+    ) {
       throw new Error(`${name}: ibex and anvil disagree: ${JSON.stringify({ ibex: receipt, anvil: other })}`)
     }
     txs.push({ name, hash, gas, receipt })
     return receipt
   }
-  const call = (c: string, fn: string, args: unknown[] = []) => encodeFunctionData({ abi: C[c].abi, functionName: fn, args })
+  const call = (c: string, fn: string, args: unknown[] = []) =>
+    encodeFunctionData({ abi: C[c].abi, functionName: fn, args })
 
   addresses.store = (await send('deploy Store', null, C.Store.bytecode)).contractAddress
   await send('storage writes', addresses.store, call('Store', 'set', [42n]))
@@ -107,7 +115,9 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
   addresses.loop = (await send('deploy Loop', null, C.Loop.bytecode)).contractAddress
   await send('loop', addresses.loop, call('Loop', 'run', [20n]))
   await send('memory', addresses.loop, call('Loop', 'mem', [3n]))
-  addresses.parent = (await send('deploy Parent (CREATE in constructor, value)', null, C.Parent.bytecode, 5n)).contractAddress
+  addresses.parent = (
+    await send('deploy Parent (CREATE in constructor, value)', null, C.Parent.bytecode, 5n)
+  ).contractAddress
   await send('nested call with value and a caught revert', addresses.parent, call('Parent', 'nested'), 1000n)
   await send('CREATE2', addresses.parent, call('Parent', 'deploy2', [`0x${'11'.repeat(32)}`]))
   const tokenDeploy = encodeDeployData({ abi: C.Token.abi, bytecode: C.Token.bytecode, args: [1_000_000n] })
@@ -119,7 +129,12 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
   addresses.misc = (await send('deploy Misc', null, C.Misc.bytecode)).contractAddress
   await send('DELEGATECALL', addresses.misc, call('Misc', 'viaDelegate', [addresses.store]))
   await send('precompiles (STATICCALL)', addresses.misc, call('Misc', 'precompiles'))
-  await send('value to an account without code', addresses.misc, call('Misc', 'payEoa', [DEV_ACCOUNTS[2].address]), 777n)
+  await send(
+    'value to an account without code',
+    addresses.misc,
+    call('Misc', 'payEoa', [DEV_ACCOUNTS[2].address]),
+    777n,
+  )
   await send('CREATE that reverts', addresses.misc, call('Misc', 'failCreate'))
   await send('INVALID opcode', addresses.misc, call('Misc', 'invalidOp'), 0n, 100_000n)
   addresses.doomed = (await send('deploy Doomed with value', null, C.Doomed.bytecode, 99n)).contractAddress

@@ -3,7 +3,7 @@
  * head, as geth's EthAPIBackend.BlobBaseFee computes it). null before London / Cancun.
  */
 import type { Backend } from '../../backend.js'
-import { toQuantity } from '../../hex.js'
+import { toQuantity } from '../../../util/hex.js'
 import { method, type MethodTable } from '../../types.js'
 
 export const blobFeeMethods: MethodTable<Backend> = {

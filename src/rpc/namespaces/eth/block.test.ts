@@ -1,7 +1,7 @@
 /** The eth_ block and transaction lookups over a fake backend holding three real blocks. */
 import { describe, expect, it } from 'vitest'
 import type { Backend } from '../../backend.js'
-import { toData } from '../../hex.js'
+import { toData } from '../../../util/hex.js'
 import { callMethod, chainOf, fakeBackend, poolTx, SENDER, testBlock, transfer } from '../testing.js'
 import { ethNamespace } from './index.js'
 
@@ -12,7 +12,9 @@ const waiting = transfer(2n, 3n * GWEI, GWEI)
 const [, withTxs, head] = blocks as [unknown, NonNullable<(typeof blocks)[1]>, NonNullable<(typeof blocks)[2]>]
 
 function backend(): Backend {
-  const locations = new Map(mined.map((tx, index) => [toData(tx.hash()), { blockHash: withTxs.hash, blockNumber: 1n, index }]))
+  const locations = new Map(
+    mined.map((tx, index) => [toData(tx.hash()), { blockHash: withTxs.hash, blockNumber: 1n, index }]),
+  )
   return fakeBackend({
     ...chainOf(blocks),
     txLocation: (hash) => locations.get(toData(hash)),
@@ -23,7 +25,11 @@ function backend(): Backend {
 describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
   it('answer the block the reference names, hashes only', async () => {
     const { result } = await callMethod(ethNamespace, backend(), 'eth_getBlockByNumber', ['0x1', false])
-    expect(result).toMatchObject({ number: '0x1', hash: toData(withTxs.hash), transactions: mined.map((tx) => toData(tx.hash())) })
+    expect(result).toMatchObject({
+      number: '0x1',
+      hash: toData(withTxs.hash),
+      transactions: mined.map((tx) => toData(tx.hash())),
+    })
     const byTag = await callMethod(ethNamespace, backend(), 'eth_getBlockByNumber', ['latest', false])
     expect(byTag.result).toMatchObject({ number: '0x2', hash: toData(head.hash), transactions: [] })
     const byHash = await callMethod(ethNamespace, backend(), 'eth_getBlockByHash', [toData(withTxs.hash), false])
@@ -41,7 +47,9 @@ describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
 
   it('answer null for a block the chain does not have', async () => {
     expect(await callMethod(ethNamespace, backend(), 'eth_getBlockByNumber', ['0x7', false])).toEqual({ result: null })
-    expect(await callMethod(ethNamespace, backend(), 'eth_getBlockByHash', [`0x${'cd'.repeat(32)}`, false])).toEqual({ result: null })
+    expect(await callMethod(ethNamespace, backend(), 'eth_getBlockByHash', [`0x${'cd'.repeat(32)}`, false])).toEqual({
+      result: null,
+    })
   })
 
   it('require the full-transactions flag', async () => {
@@ -53,8 +61,12 @@ describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
 describe('counts and receipts of a block', () => {
   it('count transactions and uncles, null for an unknown block', async () => {
     const b = backend()
-    expect(await callMethod(ethNamespace, b, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toEqual({ result: '0x2' })
-    expect(await callMethod(ethNamespace, b, 'eth_getBlockTransactionCountByHash', [toData(head.hash)])).toEqual({ result: '0x0' })
+    expect(await callMethod(ethNamespace, b, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toEqual({
+      result: '0x2',
+    })
+    expect(await callMethod(ethNamespace, b, 'eth_getBlockTransactionCountByHash', [toData(head.hash)])).toEqual({
+      result: '0x0',
+    })
     expect(await callMethod(ethNamespace, b, 'eth_getUncleCountByBlockNumber', ['0x1'])).toEqual({ result: '0x0' })
     expect(await callMethod(ethNamespace, b, 'eth_getBlockTransactionCountByNumber', ['0x9'])).toEqual({ result: null })
   })
@@ -72,22 +84,35 @@ describe('counts and receipts of a block', () => {
 describe('transactions by hash', () => {
   it('find a mined transaction with its block, then a waiting one in the pool', async () => {
     const b = backend()
-    const minedTx = await callMethod(ethNamespace, b, 'eth_getTransactionByHash', [toData(mined[1]?.hash() as Uint8Array)])
-    expect(minedTx.result).toMatchObject({ blockHash: toData(withTxs.hash), blockNumber: '0x1', transactionIndex: '0x1', nonce: '0x1' })
+    const minedTx = await callMethod(ethNamespace, b, 'eth_getTransactionByHash', [
+      toData(mined[1]?.hash() as Uint8Array),
+    ])
+    expect(minedTx.result).toMatchObject({
+      blockHash: toData(withTxs.hash),
+      blockNumber: '0x1',
+      transactionIndex: '0x1',
+      nonce: '0x1',
+    })
     const pending = await callMethod(ethNamespace, b, 'eth_getTransactionByHash', [toData(waiting.hash())])
     expect(pending.result).toMatchObject({ blockHash: null, blockNumber: null, from: SENDER.address, nonce: '0x2' })
-    expect(await callMethod(ethNamespace, b, 'eth_getTransactionByHash', [`0x${'ee'.repeat(32)}`])).toEqual({ result: null })
+    expect(await callMethod(ethNamespace, b, 'eth_getTransactionByHash', [`0x${'ee'.repeat(32)}`])).toEqual({
+      result: null,
+    })
   })
 
   it('answer raw bytes from the block or the pool', async () => {
     const b = backend()
-    expect(await callMethod(ethNamespace, b, 'eth_getRawTransactionByHash', [toData(mined[0]?.hash() as Uint8Array)])).toEqual({
+    expect(
+      await callMethod(ethNamespace, b, 'eth_getRawTransactionByHash', [toData(mined[0]?.hash() as Uint8Array)]),
+    ).toEqual({
       result: toData(mined[0]?.serialize() as Uint8Array),
     })
     expect(await callMethod(ethNamespace, b, 'eth_getRawTransactionByBlockNumberAndIndex', ['0x1', '0x1'])).toEqual({
       result: toData(mined[1]?.serialize() as Uint8Array),
     })
-    expect(await callMethod(ethNamespace, b, 'eth_getRawTransactionByBlockNumberAndIndex', ['0x1', '0x5'])).toEqual({ result: '0x' })
+    expect(await callMethod(ethNamespace, b, 'eth_getRawTransactionByBlockNumberAndIndex', ['0x1', '0x5'])).toEqual({
+      result: '0x',
+    })
     expect(await callMethod(ethNamespace, b, 'eth_getRawTransactionByHash', [toData(waiting.hash())])).toEqual({
       result: toData(waiting.serialize()),
     })
@@ -95,8 +120,17 @@ describe('transactions by hash', () => {
 
   it('answer a receipt of a mined transaction, null for one still waiting', async () => {
     const b = backend()
-    const { result } = await callMethod(ethNamespace, b, 'eth_getTransactionReceipt', [toData(mined[1]?.hash() as Uint8Array)])
-    expect(result).toMatchObject({ transactionIndex: '0x1', gasUsed: '0x5208', from: SENDER.address, blockNumber: '0x1' })
-    expect(await callMethod(ethNamespace, b, 'eth_getTransactionReceipt', [toData(waiting.hash())])).toEqual({ result: null })
+    const { result } = await callMethod(ethNamespace, b, 'eth_getTransactionReceipt', [
+      toData(mined[1]?.hash() as Uint8Array),
+    ])
+    expect(result).toMatchObject({
+      transactionIndex: '0x1',
+      gasUsed: '0x5208',
+      from: SENDER.address,
+      blockNumber: '0x1',
+    })
+    expect(await callMethod(ethNamespace, b, 'eth_getTransactionReceipt', [toData(waiting.hash())])).toEqual({
+      result: null,
+    })
   })
 })

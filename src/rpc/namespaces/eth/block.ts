@@ -3,7 +3,7 @@ import type { ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatBlock } from '../../format/block.js'
 import { formatBlockReceipts } from '../../format/receipt.js'
-import { toQuantity } from '../../hex.js'
+import { toQuantity } from '../../../util/hex.js'
 import { BlockTag, Bool, Hash } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 

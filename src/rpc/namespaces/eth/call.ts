@@ -4,7 +4,7 @@
  */
 import type { CallRequest } from '../../../exec/pool/index.js'
 import { type Backend, stateBlock } from '../../backend.js'
-import { toData, toQuantity } from '../../hex.js'
+import { toData, toQuantity } from '../../../util/hex.js'
 import { BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 

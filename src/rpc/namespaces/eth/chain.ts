@@ -1,6 +1,6 @@
 /** eth_ chain facts: chain id, head number, sync status, accounts. */
 import type { Backend } from '../../backend.js'
-import { toQuantity } from '../../hex.js'
+import { toQuantity } from '../../../util/hex.js'
 import { method, type MethodTable } from '../../types.js'
 
 export const chainMethods: MethodTable<Backend> = {

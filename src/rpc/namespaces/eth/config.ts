@@ -13,7 +13,7 @@ import {
   timeForkActivation,
 } from '../../../chain/forks.js'
 import type { Backend } from '../../backend.js'
-import { toData, toQuantity } from '../../hex.js'
+import { toData, toQuantity } from '../../../util/hex.js'
 import { method, type MethodTable } from '../../types.js'
 
 interface BlobScheduleEntry {

@@ -3,7 +3,7 @@
  * execution pool's call workers: the block is resolved here, the EVM runs off the main thread.
  */
 import { type Backend, stateBlock } from '../../backend.js'
-import { toQuantity } from '../../hex.js'
+import { toQuantity } from '../../../util/hex.js'
 import { BlockTag, CallObject, LATEST, optional } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 import { toRequest } from './call.js'

@@ -23,7 +23,9 @@ describe('eth_maxPriorityFeePerGas and eth_gasPrice', () => {
   })
 
   it('suggest 1 gwei when recent blocks are empty', async () => {
-    expect(await callMethod(ethNamespace, backend(0n, false), 'eth_maxPriorityFeePerGas')).toEqual({ result: '0x3b9aca00' })
+    expect(await callMethod(ethNamespace, backend(0n, false), 'eth_maxPriorityFeePerGas')).toEqual({
+      result: '0x3b9aca00',
+    })
   })
 
   it("never suggest below the pool's price limit", async () => {

@@ -11,7 +11,7 @@ import type { ChainBlock } from '../../../chain/store.js'
 import { effectiveTip } from '../../../chain/fees.js'
 import { type Backend, resolveBlock } from '../../backend.js'
 import { InvalidParamsError } from '../../errors.js'
-import { toQuantity } from '../../hex.js'
+import { toQuantity } from '../../../util/hex.js'
 import { BlockTag, FloatArray, optional, Uint64 } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 
@@ -38,7 +38,9 @@ function suggestTip(b: Backend): bigint {
     const block = b.blockByNumber(n)
     if (block === undefined) break
     const baseFee = block.header.baseFeePerGas ?? 0n
-    const blockTips = block.transactions.map((tx) => effectiveTip(tx, baseFee)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    const blockTips = block.transactions
+      .map((tx) => effectiveTip(tx, baseFee))
+      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
     tips.push(...blockTips.slice(0, 3))
   }
   let tip = DEFAULT_TIP_WEI

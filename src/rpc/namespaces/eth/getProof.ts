@@ -5,7 +5,7 @@
  */
 import { bytesToBigInt } from '@ethereumjs/util'
 import { type Backend, stateBlock } from '../../backend.js'
-import { toData, toQuantity } from '../../hex.js'
+import { toData, toQuantity } from '../../../util/hex.js'
 import { Address, BlockTag, goDecoder, LATEST, optional, StorageKey } from '../../params/index.js'
 import { kindMismatch } from '../../params/gojson.js'
 import { method, type MethodTable, type ParamDecoder } from '../../types.js'

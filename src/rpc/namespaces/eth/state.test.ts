@@ -1,7 +1,7 @@
 /** The eth_ state methods over a fake backend: which block's state they read, and what they answer. */
 import { describe, expect, it } from 'vitest'
 import type { AccountFields, Backend, StateReader } from '../../backend.js'
-import { toData } from '../../hex.js'
+import { toData } from '../../../util/hex.js'
 import { callMethod, chainOf, fakeBackend, testBlock } from '../testing.js'
 import { ethNamespace } from './index.js'
 
@@ -69,7 +69,9 @@ describe('eth_getBalance', () => {
     expect(await callMethod(ethNamespace, b, 'eth_getBalance', [ADDRESS, '0x9'])).toEqual({
       error: { code: -32000, message: 'header not found' },
     })
-    expect(await callMethod(ethNamespace, b, 'eth_getBalance', [ADDRESS, { blockHash: `0x${'ab'.repeat(32)}` }])).toEqual({
+    expect(
+      await callMethod(ethNamespace, b, 'eth_getBalance', [ADDRESS, { blockHash: `0x${'ab'.repeat(32)}` }]),
+    ).toEqual({
       error: { code: -32000, message: 'header for hash not found' },
     })
   })
@@ -92,7 +94,9 @@ describe('eth_getTransactionCount', () => {
 
   it('continues from the pool for pending', async () => {
     const { b, reads } = backend()
-    expect(await callMethod(ethNamespace, b, 'eth_getTransactionCount', [ADDRESS, 'pending'])).toEqual({ result: '0x7' })
+    expect(await callMethod(ethNamespace, b, 'eth_getTransactionCount', [ADDRESS, 'pending'])).toEqual({
+      result: '0x7',
+    })
     expect(reads).toEqual([`account ${ADDRESS} @2`, `pendingNonce ${ADDRESS} 5`])
   })
 })

@@ -4,7 +4,7 @@
  */
 import { setLengthLeft } from '@ethereumjs/util'
 import { type AccountFields, type Backend, stateBlock } from '../../backend.js'
-import { toData, toQuantity } from '../../hex.js'
+import { toData, toQuantity } from '../../../util/hex.js'
 import { Address, BlockTag, LATEST, optional, StorageKey } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 

@@ -3,7 +3,7 @@ import type { ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
-import { toData } from '../../hex.js'
+import { toData } from '../../../util/hex.js'
 import { BlockTag, Hash, Uint64 } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 

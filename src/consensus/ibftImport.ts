@@ -1,0 +1,322 @@
+/**
+ * Executing and verifying an IBFT block received from another validator — a proposal in a round
+ * (proposer-sealed only) or a decided block from a peer (with its committed seals) — and
+ * committing it the way the BlockBuilder commits its own.
+ *
+ *   RLP [header, txs, uncles, withdrawals?] ─▶ parent link, number, timestamp, gas limit,
+ *   validators = parent's ─▶ seals: proposer seal (proposal) or ≥ quorum committed seals over
+ *   (hash, round) (decided block); parent committed seals ─▶ executeTransactions on a fresh state
+ *   overlay (src/exec/blockExec.ts, the builder's own code) ─▶ rebuilt header = received header
+ *   (state root, receipts root, gas used, bloom, tx root, then every other field via the hash)
+ *   ─▶ ExecutedBlock ─▶ IbftBlockImporter.commit: attach seals, ChainStore.commitBlock (one batch)
+ *
+ * Commits are serialized: a block is written only on top of the current head, so a block that
+ * arrives twice (our own decision and a peer's announcement) is written once.
+ */
+import { createBlockHeaderFromBytesArray } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import { createTxFromBlockBodyData } from '@ethereumjs/tx'
+import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import {
+  attachSeals,
+  decodeExtra,
+  hashWithExtra,
+  IbftError,
+  recoverProposerSeal,
+  verifyCommittedSeals,
+  verifySeals,
+} from './ibft/index.js'
+import { createStateManager, TrieStore } from '../state/index.js'
+import type { PoolTx } from '../txpool/index.js'
+import type { ExecutedBlock, ProposedBlock } from './blockBuilder.js'
+import { type ExecTx, executeTransactions, finishHeader, nextHeaderFields } from '../block/execute.js'
+import { createChainVM } from '../evm/vm.js'
+
+/** A proposal may be timestamped at most this far ahead of our clock (validators' clocks differ a little). */
+export const IBFT_MAX_FUTURE_BLOCK_SECONDS = 5n
+/** Rounds tried when a block's parent committed seals were made in another round than our copy of the parent says. */
+export const IBFT_PARENT_SEAL_ROUND_SCAN = 16n
+
+/** A received block that is not a valid next block. */
+export class IbftBlockError extends Error {
+  override name = 'IbftBlockError'
+  constructor(number: bigint, hash: Uint8Array, reason: string, options?: { cause?: unknown }) {
+    super(`block ${number} (${bytesToHex(hash)}): ${reason}`, options)
+  }
+}
+
+type BodyItem = Uint8Array | Uint8Array[]
+type WireBlock = [Uint8Array[], BodyItem[], unknown[], Uint8Array[][]?]
+
+/** What a received block must be checked against. */
+export interface VerifyParams {
+  /** 'proposal': only a proposer seal (by `proposer` when given); 'sealed': ≥ quorum committed seals. */
+  kind: 'proposal' | 'sealed'
+  /** Lowercase hex address that must have made the proposer seal (a fresh proposal). */
+  proposer?: string
+  /** Wall clock, seconds (for the future-timestamp bound of proposals). */
+  nowSeconds?: bigint
+}
+
+export interface IbftImportOptions {
+  store: ChainStore
+  common: Common
+  /** Where the base fee goes instead of being burned (genesis `baseFeeRecipient`). */
+  baseFeeRecipient: Uint8Array | undefined
+}
+
+/** executeIbftBlock verifies `bytes` as the next block on `parent` and executes it; throws IbftBlockError. */
+export async function executeIbftBlock(
+  opts: IbftImportOptions,
+  parent: ChainBlock,
+  bytes: Uint8Array,
+  params: VerifyParams,
+): Promise<ExecutedBlock> {
+  let decoded: WireBlock
+  try {
+    decoded = RLP.decode(bytes) as unknown as WireBlock
+    if (!Array.isArray(decoded) || !Array.isArray(decoded[0]) || !Array.isArray(decoded[1]))
+      throw new Error('not [header, txs, uncles, …]')
+  } catch (err) {
+    throw new IbftBlockError(parent.header.number + 1n, new Uint8Array(0), `malformed: ${(err as Error).message}`, {
+      cause: err,
+    })
+  }
+  const headerRaw = decoded[0]
+  const number = bytesToBigInt(headerRaw[8] ?? new Uint8Array(0))
+  let hash: Uint8Array = new Uint8Array(32)
+  const fail = (reason: string, cause?: unknown): never => {
+    throw new IbftBlockError(number, hash, reason, { cause })
+  }
+  let extra: ReturnType<typeof decodeExtra>
+  let header: ChainBlock['header']
+  try {
+    extra = decodeExtra(headerRaw[12] ?? new Uint8Array(0))
+    hash = hashWithExtra(headerRaw, extra)
+    header = createBlockHeaderFromBytesArray(headerRaw, {
+      common: opts.common,
+      setHardfork: true,
+      skipConsensusFormatValidation: true,
+    })
+  } catch (err) {
+    return fail(`malformed header: ${(err as Error).message}`, err)
+  }
+  const p = parent.header
+  if (number !== p.number + 1n) fail(`not the next block (parent is ${p.number})`)
+  if (!equalsBytes(header.parentHash, parent.hash))
+    fail(`parent hash ${bytesToHex(header.parentHash)} is not ${bytesToHex(parent.hash)}`)
+  if (header.timestamp <= p.timestamp) fail(`timestamp ${header.timestamp} not after the parent's ${p.timestamp}`)
+  if (
+    params.kind === 'proposal' &&
+    params.nowSeconds !== undefined &&
+    header.timestamp > params.nowSeconds + IBFT_MAX_FUTURE_BLOCK_SECONDS
+  ) {
+    fail(`timestamp ${header.timestamp} is in the future (now ${params.nowSeconds})`)
+  }
+  try {
+    header.validateGasLimit(p)
+  } catch (err) {
+    fail((err as Error).message.split('\n')[0] as string, err)
+  }
+  const validators = decodeExtra(p.extraData).validators
+  if (
+    extra.validators.length !== validators.length ||
+    extra.validators.some((v, i) => !equalsBytes(v, validators[i] as Uint8Array))
+  ) {
+    fail('validator set differs from the parent’s (validator changes are not supported)')
+  }
+  if ((decoded[2] ?? []).length > 0) fail('IBFT blocks have no uncles')
+  if ((decoded[3]?.length ?? 0) > 0) fail('IBFT blocks have no withdrawals')
+  try {
+    if (params.kind === 'sealed') verifySeals(headerRaw, validators)
+    else {
+      const proposer = bytesToHex(recoverProposerSeal(hash, extra.proposerSeal))
+      if (params.proposer !== undefined && proposer !== params.proposer)
+        fail(`proposer seal is by ${proposer}, not ${params.proposer}`)
+      if (!validators.some((v) => bytesToHex(v) === proposer)) fail(`proposer ${proposer} is not a validator`)
+    }
+    verifyParentSeals(parent, extra.parentCommittedSeals, validators)
+  } catch (err) {
+    if (err instanceof IbftBlockError) throw err
+    fail((err as Error).message, err)
+  }
+
+  const common = header.common
+  const trie = new TrieStore(opts.store.db)
+  const sm = createStateManager(trie, common, p.stateRoot)
+  const vm = await createChainVM(opts.store, common, sm)
+  const items: ExecTx[] = []
+  try {
+    for (const t of decoded[1]) {
+      const tx = createTxFromBlockBodyData(t, { common })
+      const sender = tx.getSenderAddress().bytes
+      items.push({ tx, sender, senderHex: bytesToHex(sender) })
+    }
+  } catch (err) {
+    fail(`undecodable transaction: ${(err as Error).message}`, err)
+  }
+  const choice = {
+    coinbase: header.coinbase.bytes,
+    timestamp: header.timestamp,
+    extraData: header.extraData,
+    gasLimit: header.gasLimit,
+  }
+  const fields = nextHeaderFields(parent, common, choice)
+  let executed: Awaited<ReturnType<typeof executeTransactions<ExecTx>>>
+  try {
+    executed = await executeTransactions(vm, sm, common, fields, items, {
+      strict: true,
+      baseFeeRecipient: opts.baseFeeRecipient,
+    })
+  } catch (err) {
+    return fail((err as Error).message, err)
+  }
+  const rebuilt = (await finishHeader(sm, common, fields, executed)).header
+  const compare: [string, Uint8Array | bigint, Uint8Array | bigint][] = [
+    ['state root', rebuilt.stateRoot, header.stateRoot],
+    ['receipts root', rebuilt.receiptTrie, header.receiptTrie],
+    ['gas used', rebuilt.gasUsed, header.gasUsed],
+    ['logs bloom', rebuilt.logsBloom, header.logsBloom],
+    ['transactions root', rebuilt.transactionsTrie, header.transactionsTrie],
+  ]
+  for (const [what, have, want] of compare) {
+    const same = typeof have === 'bigint' ? have === want : equalsBytes(have, want as Uint8Array)
+    if (!same) fail(`${what} mismatch: have ${show(have)}, want ${show(want)}`)
+  }
+  const rebuiltRaw = rebuilt.raw()
+  if (!equalsBytes(hashWithExtra(rebuiltRaw, extra), hash)) {
+    const at = rebuiltRaw.findIndex((f, i) => i !== 12 && !equalsBytes(f, headerRaw[i] ?? new Uint8Array(0)))
+    fail(
+      `header field ${at} is ${bytesToHex(headerRaw[at] ?? new Uint8Array(0))}, expected ${bytesToHex(rebuiltRaw[at] ?? new Uint8Array(0))}`,
+    )
+  }
+  return {
+    hash,
+    number,
+    parentHash: parent.hash,
+    headerRaw,
+    transactionBytes: decoded[1].map((t) => (Array.isArray(t) ? RLP.encode(t) : t)),
+    withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+    receipts: executed.receipts,
+    trie,
+  }
+}
+
+/**
+ * The parent committed seals must be a quorum of the parent's validators over the parent's hash.
+ * Our copy of the parent records the round we saw it decided in; a proposer may have seen another
+ * round's COMMITs decide the same block, so a few other rounds are tried before refusing.
+ */
+function verifyParentSeals(parent: ChainBlock, seals: Uint8Array[], validators: Uint8Array[]): void {
+  if (parent.header.number === 0n) {
+    if (seals.length > 0) throw new IbftError('parent committed seals of genesis must be empty')
+    return
+  }
+  const localRound = decodeExtra(parent.header.extraData).round
+  try {
+    verifyCommittedSeals(parent.hash, localRound, seals, validators)
+    return
+  } catch (first) {
+    for (let r = 0n; r < IBFT_PARENT_SEAL_ROUND_SCAN; r++) {
+      if (r === localRound) continue
+      try {
+        verifyCommittedSeals(parent.hash, r, seals, validators)
+        return
+      } catch {
+        // try the next round
+      }
+    }
+    throw first
+  }
+}
+
+function show(v: Uint8Array | bigint): string {
+  return typeof v === 'bigint' ? v.toString() : bytesToHex(v)
+}
+
+/** A block the importer committed, and how it got there. */
+export interface CommittedBlock {
+  block: ChainBlock
+  source: 'consensus' | 'sync'
+  /** Pool transactions found invalid while we built this block (our own proposal only). */
+  dropped: PoolTx[]
+}
+
+/** Serializes the commits of IBFT blocks (our decisions and synced ones) on top of the head. */
+export class IbftBlockImporter {
+  readonly #opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }) {
+    this.#opts = opts
+  }
+
+  get store(): ChainStore {
+    return this.#opts.store
+  }
+
+  /** Executes a proposal for the next block (not committed). */
+  verifyProposal(bytes: Uint8Array, proposer: string | undefined): Promise<ExecutedBlock> {
+    const nowSeconds = BigInt(Math.floor(Date.now() / 1000))
+    return executeIbftBlock(this.#opts, this.#opts.store.head, bytes, { kind: 'proposal', proposer, nowSeconds })
+  }
+
+  /** Commits a decided block with its committed seals and round; false when the head moved past it already. */
+  commitDecided(executed: ExecutedBlock, seals: { committedSeals: Uint8Array[]; round: bigint }): Promise<boolean> {
+    return this.#serial(async () => {
+      if (!this.#extendsHead(executed)) return false
+      const proposerSeal = decodeExtra(executed.headerRaw[12] as Uint8Array).proposerSeal
+      const headerRaw = attachSeals(executed.headerRaw, {
+        proposerSeal,
+        committedSeals: seals.committedSeals,
+        round: seals.round,
+      })
+      const dropped = 'dropped' in executed ? (executed as ProposedBlock).dropped.map((d) => d.ptx) : []
+      await this.#commit({ ...executed, headerRaw }, 'consensus', dropped)
+      return true
+    })
+  }
+
+  /** Verifies (seals included), executes and commits a decided block from a peer; 'known' when we have it. */
+  importSealed(bytes: Uint8Array): Promise<'imported' | 'known'> {
+    return this.#serial(async () => {
+      const head = this.#opts.store.head
+      const header = (RLP.decode(bytes) as unknown as WireBlock)[0]
+      const number = bytesToBigInt(header?.[8] ?? new Uint8Array(0))
+      if (number <= head.header.number) return 'known'
+      const executed = await executeIbftBlock(this.#opts, head, bytes, { kind: 'sealed' })
+      await this.#commit(executed, 'sync', [])
+      return 'imported'
+    })
+  }
+
+  #extendsHead(b: ExecutedBlock): boolean {
+    const head = this.#opts.store.head
+    return b.number === head.header.number + 1n && equalsBytes(b.parentHash, head.hash)
+  }
+
+  async #commit(b: ExecutedBlock, source: CommittedBlock['source'], dropped: PoolTx[]): Promise<void> {
+    const { store, syncWrites } = this.#opts
+    const block = await store.commitBlock(
+      {
+        hash: b.hash,
+        headerRaw: b.headerRaw,
+        transactionBytes: b.transactionBytes,
+        withdrawals: b.withdrawals,
+        receipts: b.receipts,
+        totalDifficulty: store.head.totalDifficulty + 1n,
+      },
+      b.trie,
+      syncWrites,
+    )
+    this.#opts.onCommitted({ block, source, dropped })
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+}

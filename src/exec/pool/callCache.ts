@@ -1,0 +1,50 @@
+/**
+ * Results of eth_call by block: a call is a pure function of the block (its state root and header)
+ * and the message, so a repeated call at the same block — the bulk of a public host's eth_call
+ * traffic (balanceOf, getReserves… of the same contracts, block after block) — is answered from
+ * memory. Keyed by block hash, the RPC gas cap and every field of the message; only completed
+ * executions are kept (a timeout is not a result), and messages with large calldata are not kept.
+ * Used by ExecPool.call on the node's main thread, before a call is scheduled; workers keep none.
+ */
+import type { CallRequest } from '../../evm/call.js'
+
+/** Results kept. */
+export const CALL_CACHE_ENTRIES = 50_000
+/** Return data kept, bytes. */
+export const CALL_CACHE_BYTES = 32 * 1024 * 1024
+/** Calldata above this is not cached (the key would cost more than it saves). */
+export const CALL_CACHE_MAX_INPUT_BYTES = 4096
+
+export type CachedCall = { reverted: boolean; data: Uint8Array }
+
+function hex(b: Uint8Array | undefined): string {
+  return b === undefined ? '' : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')
+}
+
+/** The cache key of a call, or undefined when it is not worth caching. */
+export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): string | undefined {
+  if ((req.data?.length ?? 0) > CALL_CACHE_MAX_INPUT_BYTES) return undefined
+  const list = req.accessList === undefined ? '' : JSON.stringify(req.accessList)
+  return `${hex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${list}|${hex(req.data)}`
+}
+
+class CallCache {
+  readonly #map = new Map<string, CachedCall>()
+  #bytes = 0
+  get(key: string): CachedCall | undefined {
+    return this.#map.get(key)
+  }
+  set(key: string, value: CachedCall): void {
+    if (this.#map.has(key)) return
+    this.#map.set(key, value)
+    this.#bytes += value.data.length + key.length
+    while (this.#map.size > CALL_CACHE_ENTRIES || this.#bytes > CALL_CACHE_BYTES) {
+      const oldest = this.#map.keys().next().value
+      if (oldest === undefined) break
+      this.#bytes -= (this.#map.get(oldest)?.data.length ?? 0) + oldest.length
+      this.#map.delete(oldest)
+    }
+  }
+}
+
+export const callResults = new CallCache()
