@@ -149,7 +149,7 @@ describe('start', () => {
     await until(() => io.stdout.length > 0)
     const text = io.stdout.join('\n')
     expect(text).toContain('dev network, chain id 1337')
-    expect(text).toContain('JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool, bor)')
+    expect(text).toContain('JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool)')
     expect(text).toContain('Validator:      0x1111111111111111111111111111111111111111')
     expect(text).toContain('Available accounts (10,000 IBX each)')
     devAccounts(10).forEach((a, i) => {

@@ -23,7 +23,7 @@ const MAINNET = {
     enabled: true,
     host: '127.0.0.1',
     port: 8545,
-    api: ['eth', 'net', 'web3', 'txpool', 'bor'],
+    api: ['eth', 'net', 'web3', 'txpool'],
     corsOrigins: [],
     maxBodyBytes: 5_242_880,
     maxBatchItems: 1000,

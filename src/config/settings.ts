@@ -128,7 +128,7 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.host', flag: 'http.addr', kind: host, default: LOOPBACK, help: 'JSON-RPC bind address (0.0.0.0 = all interfaces)' }),
   row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
   // debug_* left out: tracing is expensive and the spec gates it by configuration
-  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: ['eth', 'net', 'web3', 'txpool', 'bor'], help: 'namespaces served, from: eth, net, web3, txpool, debug, bor' }),
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: ['eth', 'net', 'web3', 'txpool'], help: 'namespaces served, from: eth, net, web3, txpool, debug' }),
   row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
   row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
   // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work
@@ -197,7 +197,7 @@ export const SETTINGS: readonly Setting[] = [
   // one call worker per core, leaving one core to the main thread (HTTP, IBFT)
   row({ key: 'exec.workers', flag: 'exec.workers', kind: int(1, MAX_EXEC_WORKERS), default: described('cores - 1 (at least 1)', Math.max(1, availableParallelism() - 1)), help: 'worker threads for eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 (no EVM runs on the main thread)' }),
   // a second of backlog at a few hundred calls/s; beyond it clients are told to retry
-  row({ key: 'exec.call_queue', flag: 'exec.call-queue', kind: int(0, 1_000_000), default: 256, help: 'eth_call/eth_estimateGas requests that may wait for a worker; more are refused (-32005)' }),
+  row({ key: 'exec.call_queue', flag: 'exec.call-queue', kind: int(0, 1_000_000), default: 256, help: 'eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 requests that may wait for a worker; more are refused (-32005)' }),
   // traces run beside calls, one at a time (bounded memory); they take seconds, so a short queue is already a long wait
   row({ key: 'exec.trace_workers', flag: 'exec.trace-workers', kind: int(1, MAX_EXEC_WORKERS), default: 1, help: 'worker threads for debug_trace* (traces running at once), apart from the call workers' }),
   row({ key: 'exec.trace_queue', flag: 'exec.trace-queue', kind: int(0, 1_000_000), default: 16, help: 'debug_trace* requests that may wait for a trace worker; more are refused (-32005)' }),

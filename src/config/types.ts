@@ -12,8 +12,8 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 /** Log line format: `json` (one pino object per line, for journald/Loki) or `text` (for humans). */
 export type LogFormat = 'json' | 'text'
 
-/** Namespaces the JSON-RPC server can expose. `bor` is the block-producer layer's namespace. */
-export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'bor'
+/** Namespaces the JSON-RPC server can expose (`bor`, the block-producer layer's, comes with its methods). */
+export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */
