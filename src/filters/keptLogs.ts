@@ -18,7 +18,7 @@ import type { ChainStore } from '../chain/store.js'
 import { ChainLog, type LogBlockInfo } from './chainLog.js'
 import type { LogBlock, LogMatcher } from './match.js'
 import { logMatches } from './match.js'
-import { SizedCache } from './sizedCache.js'
+import { SizedCache } from '../util/sizedCache.js'
 
 /** Blocks whose logs are kept (an entry weighs its log count, at least 1). */
 export const KEPT_LOG_BLOCKS = 100_000

@@ -19,7 +19,7 @@
 import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
 import { Piscina } from 'piscina'
-import { workerFile } from '../exec/pool/index.js'
+import { workerEntry } from '../exec/pool/index.js'
 
 /** Signatures sent to a worker in one task. */
 export const RECOVER_BATCH_MAX = 256
@@ -138,8 +138,10 @@ export class SenderRecovery {
 
   #start(): Piscina {
     if (this.#pool !== undefined) return this.#pool
+    const { filename, ibexEntry } = workerEntry('recover')
     const pool = new Piscina({
-      filename: workerFile('recover'),
+      filename,
+      workerData: { ibexEntry },
       minThreads: this.threads,
       maxThreads: this.threads,
       maxQueue: this.queueBatches,

@@ -4,11 +4,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** Repo root (test/helpers/ → ../..). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const HERE = dirname(fileURLToPath(import.meta.url))
+/** Repo root: test/helpers/ → ../.., or dist/test/helpers/ → ../../.. when benchmarks run the compiled copy. */
+export const REPO_ROOT = resolve(HERE, '..', '..', ...(HERE.includes(`${sep}dist${sep}test${sep}`) ? ['..'] : []))
 export const CONTRACTS_DIR = join(REPO_ROOT, 'contracts')
 
 /** EVM version the chain runs (DESIGN: Prague from block 0). */

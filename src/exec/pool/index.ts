@@ -30,7 +30,7 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Worker } from 'node:worker_threads'
 import type { Common } from '@ethereumjs/common'
 import { Piscina } from 'piscina'
@@ -133,16 +133,24 @@ export interface ExecPoolOptions {
   presentSimulated?: SimulatedPresenter
 }
 
-/** Resolves a compiled worker entry point (dist/workers/<name>.js), from src/ or dist/src/. */
-export function workerFile(name: string): string {
+/** Resolves a compiled worker file (dist/workers/<name>.<ext>), from src/ or dist/src/. */
+export function workerFile(name: string, ext = 'js'): string {
   const here = fileURLToPath(import.meta.url)
   const marker = `${sep}dist${sep}src${sep}`
   const root = here.includes(marker)
     ? here.slice(0, here.lastIndexOf(marker))
     : resolve(dirname(here), '..', '..', '..')
-  const file = join(root, 'dist', 'workers', `${name}.js`)
+  const file = join(root, 'dist', 'workers', `${name}.${ext}`)
   if (!existsSync(file)) throw new Error(`worker entry point ${file} missing: run \`npm run build\``)
   return file
+}
+
+/**
+ * Piscina options that start a worker on workers/entry.cts, which imports the task module `name`
+ * (dist/workers/<name>.js) asynchronously: `filename`, and `ibexEntry` to put in the workerData.
+ */
+export function workerEntry(name: string): { filename: string; ibexEntry: string } {
+  return { filename: workerFile('entry', 'cjs'), ibexEntry: pathToFileURL(workerFile(name)).href }
 }
 
 function failureError(f: TaskFailure): Error {
@@ -189,15 +197,16 @@ export class ExecPool {
     }
     const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
     const lane = (name: string, what: string, threads: number, maxQueue: number, depth: number): Lane => {
+      const { filename, ibexEntry } = workerEntry(name)
       const pool = new Piscina({
-        filename: workerFile(name),
+        filename,
         minThreads: threads,
         maxThreads: threads,
         // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
         maxQueue: Number.POSITIVE_INFINITY,
         concurrentTasksPerWorker: depth,
         idleTimeout: Number.POSITIVE_INFINITY,
-        workerData,
+        workerData: { ...workerData, ibexEntry },
         resourceLimits,
       })
       // a worker dying between tasks is replaced by Piscina; nothing to answer

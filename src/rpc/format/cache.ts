@@ -9,6 +9,8 @@
  * Keys are the block hash and a position, so an entry can never describe another block.
  */
 
+import { SizedCache } from '../../util/sizedCache.js'
+
 /** Formatted receipts and transactions kept (each kind). */
 export const FORMAT_CACHE_ENTRIES = 16_384
 /** Logs whose formatted objects are kept (~1.7 KB each with their JSON), counted per block (log.ts). */
@@ -18,30 +20,10 @@ export const BLOCK_CACHE_RLP_BYTES = 16 * 1024 * 1024
 /** JSON texts above this size are not kept. */
 export const JSON_CACHE_MAX_CHARS = 256 * 1024
 
-/** A map bounded in entries and in total weight (caller's unit), dropping its oldest insertions. */
-export class FormatCache<V> {
-  readonly #map = new Map<string, { value: V; weight: number }>()
-  readonly #maxEntries: number
-  readonly #maxWeight: number
-  #weight = 0
+/** FormatCache is a SizedCache of formatted objects, FORMAT_CACHE_ENTRIES of them unless told otherwise. */
+export class FormatCache<V> extends SizedCache<V> {
   constructor(maxEntries = FORMAT_CACHE_ENTRIES, maxWeight = Number.POSITIVE_INFINITY) {
-    this.#maxEntries = maxEntries
-    this.#maxWeight = maxWeight
-  }
-  get(key: string): V | undefined {
-    return this.#map.get(key)?.value
-  }
-  set(key: string, value: V, weight = 1): V {
-    if (weight > this.#maxWeight || this.#map.has(key)) return value
-    this.#map.set(key, { value, weight })
-    this.#weight += weight
-    while (this.#map.size > this.#maxEntries || this.#weight > this.#maxWeight) {
-      const oldest = this.#map.keys().next().value
-      if (oldest === undefined) break
-      this.#weight -= this.#map.get(oldest)?.weight ?? 0
-      this.#map.delete(oldest)
-    }
-    return value
+    super(maxEntries, maxWeight)
   }
 }
 

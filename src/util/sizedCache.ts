@@ -1,8 +1,7 @@
 /**
  * A map bounded in entries and in total weight (the caller's unit), dropping its oldest
- * insertions first: the kept block logs of keptLogs.ts. (src/rpc/format/cache.ts has the same
- * shape for formatted objects; filters may not import the RPC layer, so a shared home would be
- * src/util.)
+ * insertions first: the kept block logs of src/filters/keptLogs.ts and the formatted objects of
+ * src/rpc/format/cache.ts.
  */
 export class SizedCache<V> {
   readonly #map = new Map<string, { value: V; weight: number }>()
