@@ -37,6 +37,8 @@ export interface BuilderOptions {
   syncWrites: boolean
   /** Plain value transfers without the EVM (transfers.ts); default true, false to compare (bench/block-exec.ts). */
   fastTransfers?: boolean
+  /** Every SSTORE through the storage trie instead of the write cache (src/state/cachedStorage.ts); default false, true to compare. */
+  storageThroughTrie?: boolean
 }
 
 /**
@@ -80,13 +82,18 @@ export class BlockBuilder {
   }
 
   static async create(opts: BuilderOptions): Promise<BlockBuilder> {
-    const sm = createStateManager(opts.trie, opts.common, opts.store.head.header.stateRoot)
+    const sm = createStateManager(opts.trie, opts.common, opts.store.head.header.stateRoot, opts)
     return new BlockBuilder(opts, sm, await createChainVM(opts.store, opts.common, sm))
   }
 
   async #reset(): Promise<void> {
     this.#opts.trie.discard()
-    this.#sm = createStateManager(this.#opts.trie, this.#opts.common, this.#opts.store.head.header.stateRoot)
+    this.#sm = createStateManager(
+      this.#opts.trie,
+      this.#opts.common,
+      this.#opts.store.head.header.stateRoot,
+      this.#opts,
+    )
     this.#vm = await createChainVM(this.#opts.store, this.#opts.common, this.#sm)
   }
 
@@ -157,7 +164,7 @@ export class BlockBuilder {
     const { store, common } = this.#opts
     const parent = store.head
     const trie = new TrieStore(store.db)
-    const sm = createStateManager(trie, common, parent.header.stateRoot)
+    const sm = createStateManager(trie, common, parent.header.stateRoot, this.#opts)
     const vm = await createChainVM(store, common, sm)
     const { header, transactionBytes, executed } = await this.#assemble(vm, sm, candidates, timestamp)
     const raw = header.raw()

@@ -19,7 +19,6 @@ import type { Common } from '@ethereumjs/common'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { encodeWireBlock } from '../chain/blockRlp.js'
-import { setCachedStorageWrites } from '../state/cachedStorage.js'
 import { stateAt } from '../state/index.js'
 import {
   admit,
@@ -157,8 +156,8 @@ function scenarios(common: Common, nonces = new Nonces()): { name: string; raws:
 
 type Built = Awaited<ReturnType<typeof buildAll>>
 
-async function buildAll(mode: Mode) {
-  const c = await openDiffChain(dirs, mode)
+async function buildAll(mode: Mode, storageThroughTrie = false) {
+  const c = await openDiffChain(dirs, mode, storageThroughTrie)
   const { common } = c.chain
   for (const raws of setupBlocks(common)) {
     const { summary } = await buildBlock(c, raws)
@@ -234,13 +233,7 @@ describe('block executor', () => {
 describe('storage writes kept in the write cache until the flush (src/state/cachedStorage.ts)', () => {
   it('builds the same blocks as writing every SSTORE through the storage trie', async () => {
     const cached = layered ?? (await buildAll('layers'))
-    setCachedStorageWrites(false)
-    let through: Built
-    try {
-      through = await buildAll('layers')
-    } finally {
-      setCachedStorageWrites(true)
-    }
+    const through: Built = await buildAll('layers', true)
     expectSameBlocks(cached, through)
     await through.c.close()
     await cached.c.close()

@@ -20,20 +20,13 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
 import { type Address, unpadBytes } from '@ethereumjs/util'
 
-let enabled = true
-
-/** Turns cache-only storage writes on or off (tests compare both). */
-export function setCachedStorageWrites(on: boolean): void {
-  enabled = on
-}
-
 interface WithCaches {
   _caches?: { storage?: { put(address: Address, key: Uint8Array, value: Uint8Array): void } }
 }
 
 /**
  * Writes the slot into `sm`'s storage cache with putStorage's checks and encoding; false when
- * `sm` has no storage cache (or the switch is off): then call MerkleStateManager.putStorage.
+ * `sm` has no storage cache: then call MerkleStateManager.putStorage.
  */
 export async function putStorageCached(
   sm: MerkleStateManager,
@@ -42,7 +35,7 @@ export async function putStorageCached(
   value: Uint8Array,
 ): Promise<boolean> {
   const cache = (sm as unknown as WithCaches)._caches?.storage
-  if (!enabled || cache === undefined) return false
+  if (cache === undefined) return false
   if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
   if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
   if ((await sm.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account')

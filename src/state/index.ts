@@ -37,7 +37,12 @@ export const WRITER_CACHE_CODES = 4_000
  * account at the end of the block (executeTransactions holds a checkpoint across the block), not
  * once per touch — each trie write re-hashes the account's whole path.
  */
-export function createStateManager(store: TrieStore, common: Common, root?: Uint8Array): WriterStateManager {
+export function createStateManager(
+  store: TrieStore,
+  common: Common,
+  root?: Uint8Array,
+  opts: { storageThroughTrie?: boolean } = {},
+): WriterStateManager {
   const trie = new MerklePatriciaTrie({
     db: store,
     useKeyHashing: true,
@@ -50,7 +55,7 @@ export function createStateManager(store: TrieStore, common: Common, root?: Uint
     storage: { type: CacheType.LRU, size: WRITER_CACHE_SLOTS },
     code: { type: CacheType.LRU, size: WRITER_CACHE_CODES },
   })
-  return new WriterStateManager({ trie, common, caches }, store.database, store)
+  return new WriterStateManager({ trie, common, caches }, store.database, store, opts.storageThroughTrie)
 }
 
 /**

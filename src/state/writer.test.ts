@@ -9,7 +9,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createTx } from '@ethereumjs/tx'
-import { Account, Address, hexToBytes } from '@ethereumjs/util'
+import { Account, Address, equalsBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import { prng } from '../util/prng.js'
 import { keccak256 } from '../util/keccak.js'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -183,4 +183,29 @@ describe('WriterStateManager', () => {
     },
     RANDOM_TEST_TIMEOUT_MS,
   )
+})
+
+describe('storage writes: write cache or through the trie', () => {
+  it('keeps an SSTORE in the write cache until the flush; storageThroughTrie writes it into the storage trie at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ibex-writer-'))
+    dirs.push(dir)
+    const accounts = devAccounts(1) as { address: string; privateKey: string }[]
+    const { db, store, common, trie } = await openTestChain(dir, {
+      validator: accounts[0] as { address: string; privateKey: string },
+    })
+    const address = new Address(hexToBytes(`0x${'5a'.repeat(20)}`))
+    const key = hexToBytes(`0x${'01'.padStart(64, '0')}`)
+    const inTrieBeforeFlush = async (storageThroughTrie: boolean) => {
+      const sm = createStateManager(trie, common, store.head.header.stateRoot, { storageThroughTrie })
+      await sm.putAccount(address, new Account(0n, 1n))
+      await sm.putStorage(address, key, hexToBytes('0x2a'))
+      expect(await sm.getStorage(address, key)).toEqual(hexToBytes('0x2a'))
+      // the account's storageRoot moves only when the slot reached the storage trie
+      const root = (await sm.getAccount(address))?.storageRoot as Uint8Array
+      return !equalsBytes(root, KECCAK256_RLP)
+    }
+    expect(await inTrieBeforeFlush(false)).toBe(false)
+    expect(await inTrieBeforeFlush(true)).toBe(true)
+    await db.close()
+  })
 })

@@ -40,10 +40,14 @@ export class WriterStateManager extends MerkleStateManager {
   /** The store the tries' nodes are written to (TrieStore): the batched flush writes there; absent = ethereumjs' flush. */
   readonly #nodes: NodeStore | undefined
 
-  constructor(opts: MerkleStateManagerOpts, db?: Database, nodes?: NodeStore) {
+  /** Every SSTORE through the storage trie, as ethereumjs does (the differential test's reference); default false. */
+  readonly #storageThroughTrie: boolean
+
+  constructor(opts: MerkleStateManagerOpts, db?: Database, nodes?: NodeStore, storageThroughTrie = false) {
     super(opts)
     this.#db = db
     this.#nodes = nodes
+    this.#storageThroughTrie = storageThroughTrie
   }
 
   /**
@@ -132,7 +136,9 @@ export class WriterStateManager extends MerkleStateManager {
 
   /** Into the write cache only, until the flush (cachedStorage.ts). */
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    if (!(await putStorageCached(this, address, key, value))) return super.putStorage(address, key, value)
+    if (this.#storageThroughTrie || !(await putStorageCached(this, address, key, value))) {
+      return super.putStorage(address, key, value)
+    }
   }
 
   override async deleteAccount(address: Address): Promise<void> {

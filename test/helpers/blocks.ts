@@ -137,7 +137,7 @@ export interface DiffChain {
   close(): Promise<void>
 }
 
-export async function openDiffChain(dirs: string[], mode: Mode): Promise<DiffChain> {
+export async function openDiffChain(dirs: string[], mode: Mode, storageThroughTrie = false): Promise<DiffChain> {
   const dir = mkdtempSync(join(tmpdir(), 'ibex-blockexec-'))
   dirs.push(dir)
   const chain = await openTestChain(dir, { validator: VALIDATOR })
@@ -150,6 +150,7 @@ export async function openDiffChain(dirs: string[], mode: Mode): Promise<DiffCha
     baseFeeRecipient: undefined,
     syncWrites: false,
     fastTransfers: mode === 'layers',
+    storageThroughTrie,
   })
   return {
     chain,
