@@ -8,7 +8,7 @@
  *   npm run build && node dist/bench/block-exec.js [txs=6000] [senders=2000] [runs=3] [transfers=on|off|both]
  *
  * `off` runs every transfer through runTx instead of the transfers layer of the block executor
- * (src/exec/transfers.ts); `both` measures both in the same run, for the layer's before/after.
+ * (src/block/transfers.ts); `both` measures both in the same run, for the layer's before/after.
  *   profile: node --cpu-prof --cpu-prof-dir=prof dist/bench/block-exec.js 6000 2000 1
  */
 import { mkdtempSync, rmSync } from 'node:fs'

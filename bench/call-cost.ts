@@ -3,7 +3,7 @@
  * BenchToken.balanceOf of addresses that never repeat (no result cache helps) and of one holder
  * (the result cache answers), on a dev chain holding the token. Prints calls/s and the median per call; for a
  * profile of the EVM path run it under `node --cpu-prof`. The distinct-address row runs twice: with
- * the fast interpreter (src/exec/fast) and on ethereumjs (an empty access list keeps a message off
+ * the fast interpreter (src/evm/fast) and on ethereumjs (an empty access list keeps a message off
  * the fast layer), for a before/after from the same run.
  *
  *   npm run build && node dist/bench/call-cost.js [calls=20000]

@@ -5,7 +5,7 @@
  * code: mostly the hop and the fixed cost). While each load runs, eth_blockNumber is probed every
  * 20 ms: its p99 shows whether the main thread stays free. A 1-connection run of the trivial call
  * shows the hop's latency cost. Every request has its own `from` (a counter), so no call is answered
- * from the per-thread result cache (src/exec/callCache.ts): each one runs the EVM.
+ * from the per-thread result cache (src/exec/pool/callCache.ts): each one runs the EVM.
  *
  *   npm run build && node dist/bench/exec-pool.js [seconds=8] [connections=16] [loopN=200]
  */

@@ -1,7 +1,7 @@
 /**
  * The pieces of executing an IBFT block on our chain, shared by the BlockBuilder (which picks
  * transactions from the pool and skips what does not fit) and the IBFT block verifier
- * (src/exec/ibftImport.ts, which must reproduce a proposed block exactly):
+ * (src/consensus/ibftImport.ts, which must reproduce a proposed block exactly):
  *
  *   nextHeaderFields(parent, coinbase, timestamp, extraData, gasLimit)
  *     ─▶ executeTransactions: one state checkpoint around the block; pre-block system calls,

@@ -1,7 +1,7 @@
 /**
  * ChainStore: the canonical chain on disk. Headers, bodies, receipts, the number → hash
  * index, the transaction lookup and the head pointer live in their own column families
- * (src/chain/db.ts). `commitBlock` writes a block, its receipts, its indexes, its state
+ * (src/db/db.ts). `commitBlock` writes a block, its receipts, its indexes, its state
  * changes and the new head in ONE WriteBatch, so after a crash the head always names a
  * complete block whose state is on disk.
  *

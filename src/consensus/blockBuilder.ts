@@ -9,7 +9,7 @@
  *
  * The builder keeps one state manager across blocks (its caches stay warm); after a failed
  * build it is rebuilt from the head's state root and the pending trie writes are discarded.
- * `propose` (multi-validator IBFT) runs the same assembly (src/exec/blockExec.ts) on a fresh state
+ * `propose` (multi-validator IBFT) runs the same assembly (src/block/execute.ts) on a fresh state
  * overlay and returns the block proposer-sealed and uncommitted: it is committed once decided.
  */
 import type { Common } from '@ethereumjs/common'
@@ -131,7 +131,7 @@ export class BlockBuilder {
     return { block, included: executed.included, dropped: executed.dropped }
   }
 
-  /** Header fields, body execution and roots of the next block on `vm`/`sm` (src/exec/blockExec.ts). */
+  /** Header fields, body execution and roots of the next block on `vm`/`sm` (src/block/execute.ts). */
   async #assemble(vm: VM, sm: MerkleStateManager, candidates: PoolTx[], timestamp: bigint) {
     const { store, common } = this.#opts
     const parent = store.head

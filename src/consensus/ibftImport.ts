@@ -6,7 +6,7 @@
  *   RLP [header, txs, uncles, withdrawals?] ─▶ parent link, number, timestamp, gas limit,
  *   validators = parent's ─▶ seals: proposer seal (proposal) or ≥ quorum committed seals over
  *   (hash, round) (decided block); parent committed seals ─▶ executeTransactions on a fresh state
- *   overlay (src/exec/blockExec.ts, the builder's own code) ─▶ rebuilt header = received header
+ *   overlay (src/block/execute.ts, the builder's own code) ─▶ rebuilt header = received header
  *   (state root, receipts root, gas used, bloom, tx root, then every other field via the hash)
  *   ─▶ ExecutedBlock ─▶ IbftBlockImporter.commit: attach seals, ChainStore.commitBlock (one batch)
  *

@@ -3,7 +3,7 @@
  *
  * ethereumjs runs opcodes in a loop of already-resolved awaits: no timer can fire until the call
  * ends, and without a `step` listener (which would slow every opcode several-fold) there is no
- * hook. So the interpreter's `runStep` is wrapped once (src/exec/evmPatches.ts): every
+ * hook. So the interpreter's `runStep` is wrapped once (src/evm/patches.ts): every
  * DEADLINE_CHECK_OPS opcodes it calls checkEvmDeadline, which compares the clock with the current
  * task's deadline and, past it, throws EvmDeadlineError, which ethereumjs passes through (not an
  * EVM error) and the task reports as a timeout. With no task deadline set the check never fires.
@@ -31,7 +31,7 @@ let message = ''
 let expired = false
 
 /**
- * checkEvmDeadline: for an interpreter outside ethereumjs (src/exec/fast), the same check the
+ * checkEvmDeadline: for an interpreter outside ethereumjs (src/evm/fast), the same check the
  * wrapped runStep makes: past the running task's deadline, throws EvmDeadlineError.
  */
 export function checkEvmDeadline(): void {

@@ -11,7 +11,7 @@
  *
  * An entry is used only with the opcode table it was made with (another fork, another table:
  * scanned again). What must hold: the answer is the one ethereumjs' own scan gives for those
- * bytes under that table (src/exec/jumpCache.test.ts compares them).
+ * bytes under that table (src/evm/jumpCache.test.ts compares them).
  */
 
 /** Distinct codes remembered by content (the by-object map is weak and needs no bound). */

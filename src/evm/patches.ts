@@ -43,7 +43,7 @@ export const EVM_VERSION = '10.1.3'
 export class EvmVersionError extends Error {
   constructor(found: string) {
     super(
-      `@ethereumjs/evm ${found} is installed; ibex's EVM patches (src/exec/evmPatches.ts) were written for ${EVM_VERSION}`,
+      `@ethereumjs/evm ${found} is installed; ibex's EVM patches (src/evm/patches.ts) were written for ${EVM_VERSION}`,
     )
     this.name = 'EvmVersionError'
   }

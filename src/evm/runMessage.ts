@@ -2,7 +2,7 @@
  * The message runner: the one way ibex executes a message or a transaction.
  *
  *   runMessage(env, req, gas)            eth_call, eth_estimateGas, eth_createAccessList attempts
- *     ─▶ fast layer (src/exec/fast): a fee-less call whose caller reads only its output,
+ *     ─▶ fast layer (src/evm/fast): a fee-less call whose caller reads only its output,
  *        run synchronously on the root's state ─ answered ─▶ CallOutcome
  *                                              └─ bailed out (wrote nothing) ─┐
  *     ─▶ ethereumjs layer: CallState.exclusive (checkpoint … revert) ─▶ runTransaction(CALL) ◀┘
@@ -16,7 +16,7 @@
  *
  * What must always hold: the fast layer answers exactly what the ethereumjs layer answers for
  * the same message — return data, success / revert / error — or declines having written nothing
- * (src/exec/fast/*.test.ts and call.test.ts run both layers through `fastLayer: false`). It is
+ * (src/evm/fast/*.test.ts and call.test.ts run both layers through `fastLayer: false`). It is
  * used only where its gas figure does not matter (`want: 'output'`): it reports execution gas
  * without runTx's refund.
  */

@@ -17,7 +17,7 @@
  * What must hold:
  * - Nothing from a peer is trusted: transactions go through pool admission, consensus messages
  *   through signature and certificate checks (src/consensus/ibft), synced blocks through committed
- *   seal verification and full execution (src/exec/ibftImport.ts) before they touch the chain.
+ *   seal verification and full execution (src/consensus/ibftImport.ts) before they touch the chain.
  * - Topics and protocols carry the genesis hash, so nodes of different networks ignore each other.
  * - Every payload and frame is bounded (P2P_MAX_FRAME_BYTES, SYNC_MAX_BLOCKS_PER_REQUEST).
  * - Node 20 lacks Promise.withResolvers, which libp2p needs: polyfill.ts is imported first.

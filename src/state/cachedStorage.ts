@@ -12,7 +12,7 @@
  * the new root into the account, as before. The account's storageRoot is stale until that
  * flush; the EVM reads it only for CREATE's address-collision check (EIP-7610), which cannot see
  * a difference (an address whose storage was written this block has code, a nonce, or was
- * created and destroyed within one transaction). src/exec/blockExec.test.ts builds its
+ * created and destroyed within one transaction). src/consensus/blockExec.test.ts builds its
  * blocks (token transfers, creations, self-destructs, reverts, out of gas, random mixes) both ways
  * and compares them; the conformance import checks the state roots of a geth chain.
  */

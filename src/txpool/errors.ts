@@ -2,7 +2,7 @@
  * Transaction admission errors, with geth's messages (core/txpool, core/txpool/legacypool and
  * core/error.go). Each names its kind and carries its facts; src/rpc/errors.ts gives them their
  * JSON-RPC code (all -32000, as in geth). The fee-cap errors are the execution ones
- * (FeeCapTooLowError, TipAboveFeeCapError in src/exec/errors.ts): one sentence, one class.
+ * (FeeCapTooLowError, TipAboveFeeCapError in src/evm/errors.ts): one sentence, one class.
  */
 import { FeeCapTooLowError, TipAboveFeeCapError } from '../evm/errors.js'
 import { IbexError } from '../util/errors.js'

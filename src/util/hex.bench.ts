@@ -3,7 +3,7 @@
  * encodes most (addresses, hashes, log data). Picks TABLE_ENCODE_MAX_BYTES in hex.ts: on the
  * dev box (Node 20) the table is ~1.3x faster at 20 bytes, even at 32, and Buffer ~1.6x faster at
  * 64 and ~3x at 256.
- * Run: npx vitest bench src/rpc/hex.bench.ts
+ * Run: npx vitest bench src/util/hex.bench.ts
  */
 import { bench, describe } from 'vitest'
 import { toData } from './hex.js'

@@ -66,7 +66,7 @@ export async function exportChain(
 
 /**
  * importChain executes and commits every block of FILE.rlp on top of the head, under each block's
- * own fork rules (src/exec/importer.ts); blocks already in the chain are skipped. Stops at the
+ * own fork rules (src/block/importer.ts); blocks already in the chain are skipped. Stops at the
  * first block that does not verify.
  */
 export async function importChain(config: IbexConfig, file: string): Promise<ImportResult> {

@@ -12,7 +12,7 @@
  *
  * What must always hold:
  * - Exactness: the same return data, success / revert / error and gas as ethereumjs gives for the
- *   message (src/exec/fast/*.test.ts compare them). Static fees and which opcodes exist come from
+ *   message (src/evm/fast/*.test.ts compare them). Static fees and which opcodes exist come from
  *   the EVM's own opcode table; gas parameters from its Common; ethereumjs' order of checks is
  *   followed so the same error is reported.
  * - Bail out before answering (return undefined; nothing was written anywhere) on anything not

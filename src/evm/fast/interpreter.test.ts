@@ -1,5 +1,5 @@
 /**
- * Differential test of the fast interpreter (src/exec/fast) against ethereumjs: the same eth_call
+ * Differential test of the fast interpreter (src/evm/fast) against ethereumjs: the same eth_call
  * messages answered with the fast path on and off must give the same return data, gas used, error
  * and revert flag — and the fast path must really answer them (no bail-out) except where it is
  * meant to bail out, where the answer must still be right.

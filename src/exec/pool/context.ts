@@ -46,7 +46,7 @@ export class ExecContext {
     const db = await attachDatabase(data.dbHandle, data.cacheBytes)
     const common = createChainCommon(data.genesis)
     if (hasCancun(data.genesis)) await loadKzg()
-    // the EVM patches (deadline check, lazy tracer steps …: src/exec/evmPatches.ts), before any task
+    // the EVM patches (deadline check, lazy tracer steps …: src/evm/patches.ts), before any task
     await installEvmPatches()
     return new ExecContext(db, common, undefined, true)
   }

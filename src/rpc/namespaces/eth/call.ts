@@ -1,5 +1,5 @@
 /**
- * eth_call and eth_estimateGas (src/exec/call.ts, gas cap and timeout from config), run by the
+ * eth_call and eth_estimateGas (src/evm/call.ts, gas cap and timeout from config), run by the
  * execution pool's call workers: the block is resolved here, the EVM runs off the main thread.
  */
 import type { CallRequest } from '../../../exec/pool/index.js'

@@ -1,5 +1,5 @@
 /**
- * eth_createAccessList (src/exec/accessList.ts, gas cap and timeout from config), run by the
+ * eth_createAccessList (src/evm/accessList.ts, gas cap and timeout from config), run by the
  * execution pool's call workers: the block is resolved here, the EVM runs off the main thread.
  */
 import { type Backend, stateBlock } from '../../backend.js'

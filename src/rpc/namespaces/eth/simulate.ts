@@ -1,5 +1,5 @@
 /**
- * eth_simulateV1 over src/exec/simulate, run by the execution pool's call workers: the base
+ * eth_simulateV1 over src/simulate, run by the execution pool's call workers: the base
  * block is resolved here; the blocks are simulated, and formatted (src/rpc/format/simulated.ts:
  * geth's RPCMarshalBlock plus each block's `calls`), off the main thread.
  */
