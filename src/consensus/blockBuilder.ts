@@ -1,5 +1,5 @@
 /**
- * Block assembly for a producing validator: the block executor of blockExec.ts (ethereumjs'
+ * Block assembly for a producing validator: the block executor of src/block/execute.ts (ethereumjs'
  * `buildBlock` is quadratic in the number of transactions), then roots, the IBFT seal and
  * one atomic commit of block + receipts + state.
  *

@@ -6,7 +6,7 @@
  *
  * Each attempt is one runMessage (runMessage.ts: the fast interpreter first, ethereumjs where it
  * declines), on the VM and state kept for the block's root (callState.ts), so nothing leaks
- * between attempts or into the chain. Time limits are the worker's EVM deadline (pool/deadline.ts).
+ * between attempts or into the chain. Time limits are the worker's EVM deadline (src/evm/deadline.ts).
  */
 import { Address } from '@ethereumjs/util'
 import type { ChainBlock } from '../chain/store.js'

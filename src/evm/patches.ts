@@ -14,8 +14,8 @@
  * | Interpreter.run (lean frame result)    | a frame's `execResult.runState` keeps gasLeft, gasRefund and stateGasSpilled only | ethereumjs spreads the whole run state into every result: ~20% of a view eth_call (bench/call-cost.ts) |
  * | Interpreter._env (accessor)            | reads an empty object once the frame finished; envOf() still reads it | the lean result must not keep the environment alive; tracers read it live |
  * | Interpreter.run (implicit STOP)        | a tracer consumer sees the STOP geth logs when code runs off its end | geth's structLogger logs it; ethereumjs never runs it |
- * | Interpreter.runStep (deadline)         | every DEADLINE_CHECK_OPS opcodes, checks the task's deadline and throws EvmDeadlineError past it | no timer can fire inside ethereumjs' opcode loop; a worker must stop its own work (pool/deadline.ts) |
- * | Interpreter._runStepHook (lazy step)   | with a consumer set, hands it a step whose stack and memory are copied only when read | ethereumjs copies the whole stack and memory per opcode (tracers/stepHook.ts) |
+ * | Interpreter.runStep (deadline)         | every DEADLINE_CHECK_OPS opcodes, checks the task's deadline and throws EvmDeadlineError past it | no timer can fire inside ethereumjs' opcode loop; a worker must stop its own work (src/evm/deadline.ts) |
+ * | Interpreter._runStepHook (lazy step)   | with a consumer set, hands it a step whose stack and memory are copied only when read | ethereumjs copies the whole stack and memory per opcode (src/evm/stepHook.ts) |
  * | Interpreter._getValidJumpDestinations  | the jump analysis of a code is kept per code and opcode table | ethereumjs scans the whole code per frame: a tenth of a token call (jumpCache.ts) |
  *
  * Instance helpers (one object, one run): unsignedSender (an unsigned message's sender),

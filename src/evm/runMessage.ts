@@ -7,8 +7,8 @@
  *                                              └─ bailed out (wrote nothing) ─┐
  *     ─▶ ethereumjs layer: CallState.exclusive (checkpoint … revert) ─▶ runTransaction(CALL) ◀┘
  *
- *   runTransaction(vm, tx, env, rules)   block building and verification (blockExec.ts),
- *     ─▶ runTx with the rules' checks     eth_simulateV1 (simulate/block.ts), traces (tracers/run.ts)
+ *   runTransaction(vm, tx, env, rules)   block building and verification (src/block/execute.ts),
+ *     ─▶ runTx with the rules' checks     eth_simulateV1 (src/simulate/block.ts), traces (src/trace/run.ts)
  *
  * Rules: BLOCK (every check: a transaction of a block); CALL (geth's eth_call and
  * debug_traceCall: no nonce, balance or block gas limit check, a contract may send — geth skips

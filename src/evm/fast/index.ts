@@ -23,7 +23,7 @@
  *   in very deep call chains.
  * - Nothing is ever written to the database or to the shared read caches except values AT the
  *   root (which is what those caches hold).
- * - A call checks the EVM deadline (pool/deadline.ts) every DEADLINE_CHECK_OPS opcodes and throws
+ * - A call checks the EVM deadline (src/evm/deadline.ts) every DEADLINE_CHECK_OPS opcodes and throws
  *   its EvmDeadlineError, which passes through to the task like ethereumjs' does.
  */
 import type { BlockHeader } from '@ethereumjs/block'

@@ -292,7 +292,7 @@ export class ExecPool {
   }
 
   /**
-   * A debug_trace* task: the trace's JSON as ASCII byte chunks (tracers/sink.ts decodeParts joins
+   * A debug_trace* task: the trace's JSON as ASCII byte chunks (src/trace/sink.ts decodeParts joins
    * them into the text). `txCount` (the block's) sizes the task's time budget.
    */
   async trace(unscheduled: TraceJob, txCount: number): Promise<TraceParts> {
