@@ -17,9 +17,10 @@ function backend(priceLimit = 0n, withTxs = true): Backend {
 }
 
 describe('eth_maxPriorityFeePerGas and eth_gasPrice', () => {
-  it('suggest the 60th percentile of recent tips, plus the next base fee for the price', async () => {
+  it("suggest the 60th percentile of recent tips, plus the head's base fee for the price (geth)", async () => {
     expect(await callMethod(ethNamespace, backend(), 'eth_maxPriorityFeePerGas')).toEqual({ result: '0x3b9aca00' })
-    expect(await callMethod(ethNamespace, backend(), 'eth_gasPrice')).toEqual({ result: '0x6fc23ac0' })
+    // 1 gwei tip + the head's 1 gwei base fee; the next block's (0.875 gwei) would be below the head's
+    expect(await callMethod(ethNamespace, backend(), 'eth_gasPrice')).toEqual({ result: '0x77359400' })
   })
 
   it('suggest 1 gwei when recent blocks are empty', async () => {
@@ -31,7 +32,7 @@ describe('eth_maxPriorityFeePerGas and eth_gasPrice', () => {
   it("never suggest below the pool's price limit", async () => {
     const b = backend(3n * GWEI)
     expect(await callMethod(ethNamespace, b, 'eth_maxPriorityFeePerGas')).toEqual({ result: '0xb2d05e00' })
-    expect(await callMethod(ethNamespace, b, 'eth_gasPrice')).toEqual({ result: '0xe6f7cec0' })
+    expect(await callMethod(ethNamespace, b, 'eth_gasPrice')).toEqual({ result: '0xee6b2800' })
   })
 })
 
@@ -64,6 +65,16 @@ describe('eth_feeHistory', () => {
   it('answers an empty history for no blocks', async () => {
     expect(await callMethod(ethNamespace, backend(), 'eth_feeHistory', ['0x0', 'latest'])).toEqual({
       result: { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] },
+    })
+  })
+
+  it("takes the block count as geth's math.HexOrDecimal64: a hex or decimal string, or a bare number", async () => {
+    const b = backend()
+    const hex = await callMethod(ethNamespace, b, 'eth_feeHistory', ['0x2', 'latest', [25, 50]])
+    expect(await callMethod(ethNamespace, b, 'eth_feeHistory', [2, 'latest', [25, 50]])).toEqual(hex)
+    expect(await callMethod(ethNamespace, b, 'eth_feeHistory', ['2', 'latest', [25, 50]])).toEqual(hex)
+    expect(await callMethod(ethNamespace, b, 'eth_feeHistory', ['two', 'latest'])).toEqual({
+      error: { code: -32602, message: 'invalid argument 0: invalid hex or decimal integer "two"' },
     })
   })
 

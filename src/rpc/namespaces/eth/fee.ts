@@ -4,15 +4,15 @@
  * The tip suggestion follows geth's oracle in spirit: the 60th percentile of the lowest
  * tips paid in each of the last 20 blocks, DEFAULT_TIP_WEI when there were none, and never
  * below the price limit (a lower suggestion would be refused by our own pool). eth_gasPrice
- * is that tip plus the next base fee — equal to the price limit when one is enforced and
- * the chain is quiet, as the spec asks.
+ * is that tip plus the head's base fee, as geth answers it — equal to the price limit when one
+ * is enforced and the chain is quiet, as the spec asks.
  */
 import type { ChainBlock } from '../../../chain/store.js'
 import { effectiveTip } from '../../../chain/fees.js'
 import { type Backend, resolveBlock } from '../../backend.js'
 import { InvalidParamsError } from '../../errors.js'
 import { toQuantity } from '../../../util/hex.js'
-import { BlockTag, FloatArray, optional, Uint64 } from '../../params/index.js'
+import { BlockTag, FloatArray, HexOrDecimal64, optional } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 
 /** Tip suggested when recent blocks carry no transactions (1 gwei). */
@@ -25,11 +25,6 @@ export const GAS_PRICE_ORACLE_PERCENTILE = 60
 export const FEE_HISTORY_MAX_BLOCKS = 1024
 /** eth_feeHistory without reward percentiles: no `reward` field. */
 const NO_PERCENTILES: readonly number[] = Object.freeze([])
-
-function nextBaseFee(b: Backend): bigint {
-  const head = b.head()
-  return head.header.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n
-}
 
 function suggestTip(b: Backend): bigint {
   const tips: bigint[] = []
@@ -84,13 +79,16 @@ function blobGasUsedRatio(block: ChainBlock): number {
 
 export const feeMethods: MethodTable<Backend> = {
   eth_gasPrice: method([], (b) => {
-    const price = nextBaseFee(b) + suggestTip(b)
+    // geth: the suggested tip plus the head's base fee. Priced by the next block's base fee (lower
+    // after a block under its target), a legacy transaction failed eth_estimateGas at the head.
+    const price = (b.head().header.baseFeePerGas ?? 0n) + suggestTip(b)
     const limit = b.priceLimit
     return toQuantity(price < limit ? limit : price)
   }),
   eth_maxPriorityFeePerGas: method([], (b) => toQuantity(suggestTip(b))),
   eth_feeHistory: method(
-    [Uint64, BlockTag, optional(FloatArray, NO_PERCENTILES)],
+    // geth declares the count math.HexOrDecimal64: cast and alloy send it as a bare number
+    [HexOrDecimal64, BlockTag, optional(FloatArray, NO_PERCENTILES)],
     (b, [countRaw, ref, percentiles]) => {
       for (let i = 0; i < percentiles.length; i++) {
         const p = percentiles[i] as number
