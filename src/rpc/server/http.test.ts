@@ -176,6 +176,16 @@ describe('RpcHttpServer', () => {
     health = { ok: true, body: undefined }
   })
 
+  it("answers GET and HEAD of unknown paths with 404, as Go's http.NotFound", async () => {
+    for (const path of ['/favicon.ico', '/index.html', '/healthz', '/ready/x']) {
+      const r = await send(url, { method: 'GET', path })
+      expect(r.status).toBe(404)
+      expect(r.body).toBe('404 page not found\n')
+    }
+    expect((await send(url, { method: 'HEAD', path: '/favicon.ico' })).status).toBe(404)
+    expect((await send(url, { method: 'GET', path: '/health?verbose=1' })).status).toBe(200)
+  })
+
   it('answers other methods with 405', async () => {
     for (const method of ['PUT', 'DELETE', 'PATCH']) {
       const r = await send(url, { method, headers: json, body: call('eth_chainId') })

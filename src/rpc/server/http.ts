@@ -5,7 +5,7 @@
  *                   ── Content-Type not JSON? ──▶ 415 `invalid content type, only application/json is supported`
  *                   ── body (counted while streaming; over max ▶ 413) ──▶ dispatcher ──▶ 200 JSON
  *   GET / HEAD /ready ──▶ ready(): 200 or 503 with a JSON body (load balancers)
- *   GET / HEAD (any other path) ──▶ health(): 200 or 503 with a JSON body
+ *   GET / HEAD / and /health ──▶ health(): 200 or 503 with a JSON body; any other path 404
  *   OPTIONS ──▶ CORS preflight, 204
  *   anything else ──▶ 405 `method not allowed`
  *
@@ -36,7 +36,7 @@ import {
   type Refusal,
   VhostPolicy,
 } from './limits.js'
-import { ACCEPTED_CONTENT_TYPES, isReadyPath, mediaType, sendAnswer, sendJson, sendText, setPairs } from './respond.js'
+import { ACCEPTED_CONTENT_TYPES, probeOf, mediaType, sendAnswer, sendJson, sendText, setPairs } from './respond.js'
 import { type Reply, WireFront, type WireHandler, type WireRequest } from './wire.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
@@ -374,9 +374,12 @@ export class RpcHttpServer<Ctx> implements WireHandler {
         this.onPost(req, res, corsHeaders)
         return
       case 'GET':
-      case 'HEAD':
-        this.onHealth(res, isReadyPath(req.url) ? this.ready : this.health)
+      case 'HEAD': {
+        const probe = probeOf(req.url)
+        if (probe === undefined) sendText(res, 404, '404 page not found')
+        else this.onHealth(res, probe === 'ready' ? this.ready : this.health)
         return
+      }
       case 'OPTIONS':
         sendJson(res, 200, undefined)
         return

@@ -42,9 +42,16 @@ export function sendAnswer(res: ServerResponse, status: number, body: Answer, he
   res.end(body)
 }
 
-/** True for `/ready` (with or without a query string). */
-export function isReadyPath(url: string | undefined): boolean {
-  return url !== undefined && (url === '/ready' || url.startsWith('/ready?'))
+/**
+ * The probe a GET path asks for, a query string aside: `/ready` the readiness check, `/` and
+ * `/health` the health check; undefined for any other path (404, as Go's http.NotFound words it).
+ */
+export function probeOf(url: string | undefined): 'ready' | 'health' | undefined {
+  const q = url === undefined ? -1 : url.indexOf('?')
+  const path = url === undefined ? '/' : q < 0 ? url : url.slice(0, q)
+  if (path === '/ready') return 'ready'
+  if (path === '/' || path === '/health' || path === '') return 'health'
+  return undefined
 }
 
 /** The media type of a Content-Type header, lowercased, without parameters. */
