@@ -6,6 +6,8 @@
  * Reads on the hot path use the addon's synchronous multi-get (`_getManySync`), which
  * skips a thread-pool hop for point lookups that RocksDB serves from its block cache.
  */
+import { readdirSync, readlinkSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { RocksLevel } from '@nxtedition/rocksdb'
 
 /** Column families and what each holds (keys → values). */
@@ -60,13 +62,63 @@ function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
+/** The database is locked by another process (or another open handle in this one). */
+export class DatadirInUseError extends Error {
+  override name = 'DatadirInUseError'
+  /** The process holding the lock, when it could be found (Linux: /proc). */
+  readonly pid: number | undefined
+
+  constructor(datadir: string, pid: number | undefined, options?: { cause?: unknown }) {
+    super(
+      pid === undefined
+        ? `datadir ${datadir} is in use by another ibex process`
+        : `datadir ${datadir} is in use by another ibex process (pid ${pid})`,
+      options,
+    )
+    this.pid = pid
+  }
+}
+
+/** The process with `file` open, found through /proc/<pid>/fd (Linux); undefined elsewhere or when unreadable. */
+function holderOf(file: string): number | undefined {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))
+  } catch {
+    return undefined
+  }
+  for (const pid of pids) {
+    let fds: string[]
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === file) return Number(pid)
+      } catch {}
+    }
+  }
+  return undefined
+}
+
 /** Opens (creating if missing) the database at `location` with every column family. */
 export async function openDatabase(location: string): Promise<Database> {
   const level = new RocksLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' })
   const columnOptions: Record<string, object> = {}
   for (const name of COLUMNS) columnOptions[name] = {}
-  // biome-ignore lint/suspicious/noExplicitAny: open options of the addon are untyped
-  await level.open({ createIfMissing: true, columns: columnOptions } as any)
+  try {
+    // biome-ignore lint/suspicious/noExplicitAny: open options of the addon are untyped
+    await level.open({ createIfMissing: true, columns: columnOptions } as any)
+  } catch (err) {
+    // RocksDB's LOCK file: another `ibex start`, or `ibex export` beside a running node
+    if ((err as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED') {
+      const full = resolve(location)
+      throw new DatadirInUseError(dirname(full), holderOf(join(full, 'LOCK')), { cause: err })
+    }
+    throw err
+  }
   // biome-ignore lint/suspicious/noExplicitAny: see above
   const columns = (level as any).columns as Record<ColumnName, ColumnHandle>
   const optionsByColumn = new Map<ColumnName, { column: ColumnHandle }>()
