@@ -62,20 +62,32 @@ export function configuredChainId(config: IbexConfig): number {
   return id
 }
 
+/**
+ * A dev chain without `[chain] rpc_urls` is the local node itself: its own HTTP and WebSocket URL
+ * (loopback when it binds every interface). Public networks name theirs in the config.
+ */
+function devRpcUrls(config: IbexConfig): string[] {
+  if (config.network !== 'dev' || config.genesisFile !== undefined || config.jsonrpc.port === 0) return []
+  const host = config.jsonrpc.host === '0.0.0.0' || config.jsonrpc.host === '::' ? '127.0.0.1' : config.jsonrpc.host
+  const authority = host.includes(':') ? `[${host}]:${config.jsonrpc.port}` : `${host}:${config.jsonrpc.port}`
+  return [`http://${authority}`, `ws://${authority}`]
+}
+
 /** chainInfo builds both parameter sets from the configuration. */
 export function chainInfo(config: IbexConfig, chainId = configuredChainId(config)): ChainInfo {
   const c = config.chain
   const nativeCurrency = { name: c.tokenName, symbol: c.tokenSymbol, decimals: NATIVE_DECIMALS }
-  const httpRpc = c.rpcUrls.filter((u) => u.startsWith('http'))
+  const rpcUrls = c.rpcUrls.length > 0 ? c.rpcUrls : devRpcUrls(config)
+  const httpRpc = rpcUrls.filter((u) => u.startsWith('http'))
   const missing: string[] = []
-  if (c.rpcUrls.length === 0) missing.push('[chain] rpc_urls')
+  if (rpcUrls.length === 0) missing.push('[chain] rpc_urls')
   if (c.explorerUrl === '') missing.push('[chain] explorer_url')
   if (c.infoUrl === '') missing.push('[chain] info_url')
   return {
     registry: {
       name: c.name,
       chain: c.tokenSymbol,
-      rpc: [...c.rpcUrls],
+      rpc: [...rpcUrls],
       faucets: [...c.faucetUrls],
       nativeCurrency,
       infoURL: c.infoUrl,
