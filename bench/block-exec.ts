@@ -14,19 +14,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createChainCommon, type GenesisJson } from '../src/chain/common.js'
-import { openDatabase } from '../src/db/db.js'
-import { buildGenesis as buildChainGenesis } from '../src/chain/genesis.js'
-import { ChainStore } from '../src/chain/store.js'
-import { defaultConfig } from '../src/config/defaults.js'
-import { buildGenesis } from '../src/config/genesis.js'
-import { BlockBuilder } from '../src/consensus/blockBuilder.js'
-import { headAdmission } from '../test/helpers/chain.js'
-import { TrieStore } from '../src/state/index.js'
+import { headAdmission, openTestChain } from '../test/helpers/chain.js'
 import type { PoolTx } from '../src/txpool/index.js'
 import { validateTransaction } from '../src/txpool/validate.js'
 import { BENCH_GAS_LIMIT } from './peers/types.js'
-import { bytes, derivedKey, signTx } from './seed/sign.js'
+import { bytes, derivedKey, hex, signTx } from './seed/sign.js'
 
 const TXS = Number(process.argv[2] ?? 6000)
 const SENDERS = Number(process.argv[3] ?? 2000)
@@ -49,34 +41,11 @@ async function once(
     const validator = derivedKey('validator', 0)
     const alloc: Record<string, { balance: string }> = {}
     for (const s of senders) alloc[s] = { balance: `0x${(10n ** 20n).toString(16)}` }
-    const g = buildGenesis({ ...defaultConfig('dev'), datadir: dir }, [validator.hex], { alloc })
-    g.gasLimit = `0x${BENCH_GAS_LIMIT.toString(16)}`
-    const genesis = g as unknown as GenesisJson
-    const common = createChainCommon(genesis)
-    const db = await openDatabase(join(dir, 'chaindata'))
-    const store = new ChainStore(db, common)
-    const trie = new TrieStore(db)
-    const gb = await buildChainGenesis(genesis, common, trie)
-    await store.commitBlock(
-      {
-        hash: gb.hash,
-        headerRaw: gb.headerRaw,
-        transactionBytes: [],
-        receipts: [],
-        totalDifficulty: 1n,
-        withdrawals: [],
-      },
-      trie,
-      true,
-    )
-    const builder = await BlockBuilder.create({
-      store,
-      common,
-      trie,
-      privateKey: validator.privateKey,
-      coinbase: validator.address,
-      baseFeeRecipient: undefined,
+    const { db, store, common, builder } = await openTestChain(dir, {
+      validator: { address: validator.hex, privateKey: hex(validator.privateKey) },
       syncWrites: true,
+      alloc,
+      gasLimit: BigInt(BENCH_GAS_LIMIT),
       fastTransfers,
     })
     const ctx = headAdmission(db, store, common)

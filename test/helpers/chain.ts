@@ -20,11 +20,19 @@ export interface TestChainOptions {
   validator: { address: string; privateKey: string }
   /** fsync block commits (default false: tests do not crash the process). */
   syncWrites?: boolean
+  /** Extra genesis accounts, as a geth genesis' `alloc`. */
+  alloc?: Record<string, { balance: string }>
+  /** Genesis gas limit instead of the dev preset's. */
+  gasLimit?: bigint
+  /** The builder's transfers layer (default true). */
+  fastTransfers?: boolean
 }
 
 export async function openTestChain(dir: string, opts: TestChainOptions) {
   const config = { ...defaultConfig('dev'), datadir: dir }
-  const genesis = buildPresetGenesis(config, [opts.validator.address]) as unknown as GenesisJson
+  const g = buildPresetGenesis(config, [opts.validator.address], opts.alloc === undefined ? undefined : { alloc: opts.alloc })
+  if (opts.gasLimit !== undefined) g.gasLimit = `0x${opts.gasLimit.toString(16)}`
+  const genesis = g as unknown as GenesisJson
   const common = createChainCommon(genesis)
   const db = await openDatabase(join(dir, 'chaindata'))
   const store = new ChainStore(db, common)
@@ -52,6 +60,7 @@ export async function openTestChain(dir: string, opts: TestChainOptions) {
     coinbase: hexToBytes(opts.validator.address as `0x${string}`),
     baseFeeRecipient: undefined,
     syncWrites: opts.syncWrites ?? false,
+    fastTransfers: opts.fastTransfers,
   })
   const admission = (): AdmissionContext => headAdmission(db, store, common)
   return { db, store, common, trie, builder, admission }
