@@ -13,6 +13,13 @@
  * In diff mode an account stays only if it changed; `post` has the changed members, storage
  * slots that changed to non-zero values, and `pre` keeps only the slots that changed and were
  * not zero.
+ *
+ * A step that fails before it runs records nothing: geth's OnOpcode returns on a step carrying an
+ * error, and geth's interpreter hands it one exactly when the opcode failed its checks (stack,
+ * gas, a static context's write protection). ethereumjs shows us the step before those checks,
+ * so what a step adds is journaled and kept once the EVM moves on — the next step, a frame
+ * entered — or undone when the frame ends in an error right after it (only a step that failed
+ * can be a frame's last one and not halt it).
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
@@ -39,6 +46,13 @@ interface Account {
   /** Did not exist when first looked up (geth's `empty`). */
   empty: boolean
 }
+
+/** What one step added, undone if that step turns out to have failed. */
+type StepEntry =
+  | { kind: 'account'; key: string }
+  | { kind: 'slot'; key: string; slot: string }
+  | { kind: 'created'; key: string }
+  | { kind: 'deleted'; key: string }
 
 interface PostAccount {
   balance?: bigint
@@ -75,6 +89,10 @@ export class PrestateTracer implements Tracer {
   readonly #post = new Map<string, PostAccount>()
   readonly #created = new Set<string>()
   readonly #deleted = new Set<string>()
+  /** What the latest step added; empty once the EVM went on past it. */
+  #stepJournal: StepEntry[] = []
+  /** True while a step runs its lookups (they are journaled then, not during txStart). */
+  #inStep = false
   #state: MerkleStateManager | undefined
 
   constructor(cfg: PrestateTracerConfig, sink: JsonSink) {
@@ -90,11 +108,30 @@ export class PrestateTracer implements Tracer {
     await this.#lookupAccount(ctx.coinbase)
   }
 
-  enter(_message: Message): void {}
+  enter(_message: Message): void {
+    // the step that made this frame (CALL-family, CREATE*) passed its checks
+    this.#stepJournal = []
+  }
 
-  exit(_result: EVMResult): void {}
+  exit(result: EVMResult): void {
+    // a frame ending in an error just after a step that cannot halt it: that step failed
+    if (result.execResult.exceptionError !== undefined) this.#undoStep()
+    this.#stepJournal = []
+  }
 
   async step(step: InterpreterStep): Promise<void> {
+    // the EVM went on: the previous step did not fail
+    this.#stepJournal = []
+    this.#inStep = true
+    try {
+      await this.#recordStep(step)
+    } finally {
+      this.#inStep = false
+    }
+  }
+
+  /** geth's prestateTracer.OnOpcode, for a step that may still fail. */
+  async #recordStep(step: InterpreterStep): Promise<void> {
     const code = step.opcode.code
     const stack = step.stack
     const n = stack.length
@@ -109,19 +146,36 @@ export class PrestateTracer implements Tracer {
         code === OP_SELFDESTRUCT)
     ) {
       await this.#lookupAccount(stackAddress(stack[n - 1]))
-      if (code === OP_SELFDESTRUCT) this.#deleted.add(step.address.toString())
+      if (code === OP_SELFDESTRUCT) this.#addTo(this.#deleted, 'deleted', step.address.toString())
     } else if (n >= 5 && isCallOp(code)) {
       await this.#lookupAccount(stackAddress(stack[n - 2]))
     } else if (code === OP_CREATE) {
       const nonce = (await this.#sm().getAccount(step.address))?.nonce ?? 0n
       const addr = createContractAddress(step.address, nonce)
       await this.#lookupAccount(addr)
-      this.#created.add(addr.toString())
+      this.#addTo(this.#created, 'created', addr.toString())
     } else if (n >= 4 && code === OP_CREATE2) {
       const init = memorySlice(step.memory, stack[n - 2], stack[n - 3])
       const addr = createContractAddress2(step.address, wordBytes(stack[n - 4]), init)
       await this.#lookupAccount(addr)
-      this.#created.add(addr.toString())
+      this.#addTo(this.#created, 'created', addr.toString())
+    }
+  }
+
+  /** Adds `key` to `set`, journaled when a step adds it. */
+  #addTo(set: Set<string>, kind: 'created' | 'deleted', key: string): void {
+    if (set.has(key)) return
+    set.add(key)
+    if (this.#inStep) this.#stepJournal.push({ kind, key })
+  }
+
+  /** Takes back what the latest step added. */
+  #undoStep(): void {
+    for (const e of this.#stepJournal) {
+      if (e.kind === 'account') this.#pre.delete(e.key)
+      else if (e.kind === 'slot') this.#pre.get(e.key)?.storage?.delete(e.slot)
+      else if (e.kind === 'created') this.#created.delete(e.key)
+      else this.#deleted.delete(e.key)
     }
   }
 
@@ -157,6 +211,7 @@ export class PrestateTracer implements Tracer {
       storage: this.#cfg.disableStorage ? undefined : new Map(),
       empty: !(nonce > 0n || code.length > 0 || balance !== 0n),
     })
+    if (this.#inStep) this.#stepJournal.push({ kind: 'account', key })
   }
 
   async #lookupStorage(address: Address, slot: bigint): Promise<void> {
@@ -166,6 +221,7 @@ export class PrestateTracer implements Tracer {
     const key = toData(wordBytes(slot))
     if (storage === undefined || storage.has(key)) return
     storage.set(key, wordHex(await this.#sm().getStorage(address, wordBytes(slot))))
+    if (this.#inStep) this.#stepJournal.push({ kind: 'slot', key: address.toString(), slot: key })
   }
 
   async #processDiffState(): Promise<void> {
