@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 
 import { addressOfPrivateKey, devAccounts } from '../config/accounts.js'
 import { daoGenesis, loadPresetGenesis, packageRoot, readExtraDataValidators } from '../config/genesis.js'
+import { MULTICALL3_ADDRESS, MULTICALL3_RUNTIME_CODE } from '../config/multicall3.js'
 import { parsePrivateKeyHex } from '../config/keys.js'
 import { loadConfig } from '../config/load.js'
 import type { IbexConfig } from '../config/types.js'
@@ -221,7 +222,9 @@ describe('genesis', () => {
     const genesis = JSON.parse(readFileSync(join(out, 'genesis.json'), 'utf8'))
     expect(readExtraDataValidators(genesis.extraData)).toEqual(addresses)
     expect(genesis.config).toMatchObject({ chainId: 1337, ibft: { blockTime: 1, epochSize: 30000 } })
-    expect(Object.keys(genesis.alloc)).toHaveLength(10 + Object.keys(daoGenesis('dev').alloc).length)
+    // the ten dev accounts, the DAO, and Multicall3
+    expect(Object.keys(genesis.alloc)).toHaveLength(10 + Object.keys(daoGenesis('dev').alloc).length + 1)
+    expect(genesis.alloc[MULTICALL3_ADDRESS].code).toBe(MULTICALL3_RUNTIME_CODE)
     expect(io.stdout[0]).toMatch(/^Wrote .*genesis\.json \(chain id 1337, 4 validators, block time 1s\)$/)
   })
 

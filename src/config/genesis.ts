@@ -24,6 +24,7 @@ import { devAccounts } from './accounts.js'
 import { DEV_ACCOUNT_BALANCE_WEI, DEV_ACCOUNT_COUNT, GWEI, NETWORK_CHAIN_IDS } from './defaults.js'
 import { ConfigError } from './errors.js'
 import { checkGenesis, readGenesisFile } from './genesis-read.js'
+import { multicall3Alloc } from './multicall3.js'
 import type { IbexConfig, NetworkName } from './types.js'
 
 /** IBFT_MIX_HASH marks every IBFT header (ASCII "ctical byzantine fault tolerance"). */
@@ -222,7 +223,8 @@ export function buildGenesis(
     number: '0x0',
     gasUsed: '0x0',
     parentHash: ZERO_HASH,
-    alloc: options.alloc ?? (dao ? { ...devAlloc(), ...dao.alloc } : {}),
+    // Multicall3 on every preset, after the dev accounts and the DAO (an explicit alloc is taken as is)
+    alloc: options.alloc ?? { ...(dao ? { ...devAlloc(), ...dao.alloc } : {}), ...multicall3Alloc() },
   }
 }
 
@@ -257,7 +259,7 @@ export function presetGenesisPath(network: 'testnet' | 'mainnet'): string {
 export function loadPresetGenesis(network: 'testnet' | 'mainnet'): GethGenesis {
   const genesis = readGenesisFile(presetGenesisPath(network))
   const dao = daoGenesis(network)
-  genesis.alloc = { ...genesis.alloc, ...dao.alloc }
+  genesis.alloc = { ...genesis.alloc, ...dao.alloc, ...multicall3Alloc() }
   genesis.config.baseFeeRecipient = dao.baseFeeRecipient
   // DESIGN "Chain rules": on presets carrying the DAO, `miner` (the tips) is the RevenuePool too
   genesis.config.ibft = { ...(genesis.config.ibft as IbftGenesisConfig), feeRecipient: dao.baseFeeRecipient }
