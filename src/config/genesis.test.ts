@@ -25,6 +25,7 @@ import {
   readGenesisFile,
   withValidators,
 } from './genesis.js'
+import { MULTICALL3_ADDRESS, multicall3Alloc } from './multicall3.js'
 
 const V1 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 const V2 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
@@ -118,7 +119,7 @@ describe('buildGenesis', () => {
     expect(Object.keys(g.alloc).slice(0, 10)).toEqual(accounts.map((a) => a.address))
     for (const { address } of accounts) expect(BigInt(g.alloc[address].balance)).toBe(10_000n * 10n ** 18n)
     // then the Validator DAO and the funded DAO applicant accounts 10-19 (contracts/genesis/dev.json)
-    expect(Object.keys(g.alloc).slice(10)).toEqual(Object.keys(daoGenesis('dev').alloc))
+    expect(Object.keys(g.alloc).slice(10)).toEqual([...Object.keys(daoGenesis('dev').alloc), MULTICALL3_ADDRESS])
   })
 
   it('takes a chain id, alloc and timestamp', () => {
@@ -131,7 +132,7 @@ describe('buildGenesis', () => {
     expect(g.alloc).toEqual({ [V2]: { balance: '0x1' } })
     expect(g.timestamp).toBe('0x10')
     expect(g.config.ibft?.blockTime).toBe(2)
-    expect(Object.keys(buildGenesis(defaultConfig('mainnet'), [V1]).alloc)).toHaveLength(0)
+    expect(Object.keys(buildGenesis(defaultConfig('mainnet'), [V1]).alloc)).toEqual([MULTICALL3_ADDRESS])
   })
 
   it('is accepted by ethereumjs as a Prague chain with Ethereum blob parameters', () => {
@@ -178,7 +179,7 @@ describe('presets', () => {
     expect(g.config.pragueTime).toBe(0)
     expect(g.mixHash).toBe(IBFT_MIX_HASH)
     expect(readExtraDataValidators(g.extraData)).toHaveLength(4)
-    expect(g.alloc).toEqual(daoGenesis(network).alloc)
+    expect(g.alloc).toEqual({ ...daoGenesis(network).alloc, ...multicall3Alloc() })
     expect(g.config.baseFeeRecipient).toBe(daoGenesis(network).addresses.RevenuePool)
     expect(createCommonFromGethGenesis(g as never, { chain: network }).chainId()).toBe(BigInt(chainId))
     expect(loadGenesis(defaultConfig(network))).toEqual(g)
