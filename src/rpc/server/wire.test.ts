@@ -211,6 +211,9 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
     ['two Content-Lengths: 400', post(call('eth_chainId'), ['Content-Length: 3']), 1],
     ['header folded over two lines', post(call('eth_chainId'), ['X-Note: a', ' b']), 1],
     ['HTTP/1.0', post(call('eth_chainId')).replace('HTTP/1.1', 'HTTP/1.0'), 1],
+    ['bare LF line ends: 400 at once', post(call('eth_chainId')).replace(/\r\n/g, '\n'), 1],
+    ['bare LF in one header line: 400 at once', post(call('eth_chainId')).replace('Host: localhost\r\n', 'Host: localhost\n'), 1],
+    ['bare CR in the head: 400 at once', 'POST / HTTP/1.1\rHost: localhost\r\n', 1],
     [
       'OPTIONS preflight then POST',
       'OPTIONS / HTTP/1.1\r\nHost: localhost\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n\r\n' +
@@ -309,6 +312,34 @@ describe('HTTP fast path timeouts and stop', () => {
     expect(partial.closed).toBe(true)
     expect(partial.text).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n')
     await server.stop()
+  })
+
+  for (const fastPath of [true, false]) {
+    it(`cuts a socket that sends nothing at the header timeout with 408 (${fastPath ? 'fast path' : 'node:http'})`, async () => {
+      const server = makeServer(fastPath, { idleTimeoutMs: 60_000, readTimeoutMs: 600, headerTimeoutMs: 400 })
+      const { port } = await server.start()
+      const t0 = performance.now()
+      const silent = await exchange(port, [], 99, 10_000)
+      expect(silent.closed).toBe(true)
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(350)
+      expect(silent.text).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n')
+      await server.stop()
+    })
+  }
+
+  it('stop() closes a silent fresh connection at once', async () => {
+    const server = makeServer(true)
+    const { port } = await server.start()
+    const silent = connect({ host: '127.0.0.1', port })
+    silent.on('error', () => {})
+    await new Promise<void>((resolve) => silent.once('connect', () => resolve()))
+    const closed = new Promise<void>((resolve) => silent.on('close', () => resolve()))
+    await new Promise((r) => setTimeout(r, 50))
+    const t0 = performance.now()
+    await server.stop()
+    await closed
+    // the stop grace period (5 s) would be the bound if it were waited for
+    expect(performance.now() - t0).toBeLessThan(3000)
   })
 
   it('stop() answers the request under way with Connection: close and closes idle connections at once', async () => {

@@ -14,8 +14,12 @@
  * the fast path answers byte-for-byte as node:http would (same status line, header order, Date,
  * keep-alive). Requests on one connection are answered in order, one at a time (pipelined bytes
  * wait in the buffer). Timeouts follow node:http's: a request whose headers (or whole body) do not
- * arrive within the header (read) timeout is answered 408 and closed; an idle connection is closed
- * after the keep-alive timeout. Checked by one sweep per HTTP_TIMEOUT_CHECK_MS, as node:http does.
+ * arrive within the header (read) timeout is answered 408 and closed — the first request's clock
+ * starts at accept, so a socket that never sends a byte is cut at the header timeout too; between
+ * requests of a keep-alive connection the idle timeout applies, and the next request's clock starts
+ * at its first byte. Checked by one sweep per HTTP_TIMEOUT_CHECK_MS, as node:http does. A head with
+ * a bare CR or LF line end goes to node:http at once (it answers 400), not waited on for a CRLFCRLF
+ * that will not come.
  */
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
@@ -30,6 +34,8 @@ export const WIRE_MAX_HEAD_BYTES = 16 * 1024
 export const WIRE_MAX_PIPELINED_BYTES = 64 * 1024
 
 const CRLFCRLF = Buffer.from('\r\n\r\n')
+const CR = 0x0d
+const LF = 0x0a
 /** node:http's answer to a request that took too long to arrive. */
 const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
 const STATUS_LINES: Record<number, string> = {
@@ -200,6 +206,16 @@ function onWireDrain(this: WireSocket): void {
   this[kConn].drained()
 }
 
+/**
+ * True when `buf` holds an LF not after a CR, or a CR followed by something other than LF: a head
+ * that will never end in CRLFCRLF (node:http refuses it with 400 as soon as it sees it).
+ */
+function hasLoneLineEnd(buf: Buffer): boolean {
+  for (let i = buf.indexOf(LF); i >= 0; i = buf.indexOf(LF, i + 1)) if (i === 0 || buf[i - 1] !== CR) return true
+  for (let i = buf.indexOf(CR); i >= 0; i = buf.indexOf(CR, i + 1)) if (i + 1 < buf.length && buf[i + 1] !== LF) return true
+  return false
+}
+
 /** One connection on the fast path: its buffered bytes and the request under way. */
 export class WireConnection implements Reply {
   readonly front: WireFront
@@ -215,8 +231,8 @@ export class WireConnection implements Reply {
   private pieceBytes = 0
   /** A request is being answered. */
   busy = false
-  /** When the current request's first byte came (0 = none under way). */
-  requestStart = 0
+  /** When the current request's first byte came, or the connection was accepted (0 = none under way: idle between requests). */
+  requestStart: number
   lastActive: number
   /** The answer under way closes the connection. */
   private closeAfter = false
@@ -232,11 +248,13 @@ export class WireConnection implements Reply {
     this.front = front
     this.socket = socket
     this.lastActive = Date.now()
+    // node:http and Go both count the first request's header time from accept
+    this.requestStart = this.lastActive
   }
 
-  /** Nothing received and nothing being answered. */
+  /** Nothing of a request received and nothing being answered (a fresh, silent connection too). */
   get idle(): boolean {
-    return !this.busy && this.requestStart === 0
+    return !this.busy && this.buffered === undefined
   }
 
   receive(chunk: Buffer): void {
@@ -245,7 +263,7 @@ export class WireConnection implements Reply {
     this.lastActive = now
     if (this.buffered === undefined) {
       this.buffered = chunk
-      this.requestStart = now
+      if (this.requestStart === 0) this.requestStart = now
     } else if (this.head !== undefined && !this.busy) {
       // a body arriving in pieces: joined once it is all there, not re-copied per piece
       this.pieces.push(chunk)
@@ -315,7 +333,7 @@ export class WireConnection implements Reply {
     }
     const end = buf.indexOf(CRLFCRLF)
     if (end < 0) {
-      if (buf.length > WIRE_MAX_HEAD_BYTES) this.handOver()
+      if (buf.length > WIRE_MAX_HEAD_BYTES || hasLoneLineEnd(buf)) this.handOver()
       return false
     }
     if (end > WIRE_MAX_HEAD_BYTES) {
