@@ -1,6 +1,6 @@
 /**
- * Admission checks for eth_sendRawTransaction, in geth's order and wording: decoding, type,
- * size, chain id / replay protection, signature, fee fields, intrinsic gas and the EIP-7623
+ * Admission checks for eth_sendRawTransaction, in geth's order and wording: size (per type, as
+ * geth's subpools measure it), decoding, type, chain id / replay protection, signature, fee fields, intrinsic gas and the EIP-7623
  * floor, block gas limit, price limit, base fee, nonce, balance.
  */
 import type { Common } from '@ethereumjs/common'
@@ -12,8 +12,17 @@ import type { PoolTx } from './index.js'
 import { txErrors } from './errors.js'
 import { primedSender } from './recovery.js'
 
-/** Largest transaction accepted, bytes (geth: 4 slots of 32 KiB = 128 KiB). */
+/** Largest transaction accepted, bytes (geth's legacypool txMaxSize: 4 slots of 32 KiB = 128 KiB). */
 export const TX_MAX_SIZE_BYTES = 4 * 32 * 1024
+/**
+ * Largest blob transaction, bytes, its sidecar (blobs, commitments, proofs) included: geth's
+ * blobpool txMaxSize, which is what such a transaction is measured against there. Not a config
+ * key, as geth's is not: ibex pools no blob transactions, so it only decides which refusal a
+ * client hears.
+ */
+export const BLOB_TX_MAX_SIZE_BYTES = 1024 * 1024
+/** EIP-2718 type byte of a blob transaction (EIP-4844). */
+const BLOB_TX_TYPE = 3
 /** EIP-7623 calldata floor, gas per token (Prague). */
 const TOTAL_COST_FLOOR_PER_TOKEN = 10n
 const TX_BASE_GAS = 21_000n
@@ -80,15 +89,28 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
   }
 }
 
+/**
+ * The size limit of a raw transaction, by its type byte, as geth's subpools apply it: the blob
+ * pool's for a blob transaction in its network form (with the sidecar), the legacy pool's for
+ * every other type.
+ */
+export function maxTxSizeBytes(raw: Uint8Array): number {
+  return raw[0] === BLOB_TX_TYPE ? BLOB_TX_MAX_SIZE_BYTES : TX_MAX_SIZE_BYTES
+}
+
 /** `decoded`: `raw` already decoded with `ctx.common` (its sender possibly recovered, recovery.ts). */
 export async function validateTransaction(
   raw: Uint8Array,
   ctx: AdmissionContext,
   decoded?: TypedTransaction,
 ): Promise<PoolTx> {
-  if (raw.length > TX_MAX_SIZE_BYTES) throw txErrors.oversized(raw.length, TX_MAX_SIZE_BYTES)
+  const maxSize = maxTxSizeBytes(raw)
+  if (raw.length > maxSize) throw txErrors.oversized(raw.length, maxSize)
+  // no blob pool: refused as geth refuses a type none of its subpools takes (before decoding,
+  // which would need the network form's sidecar parsed only to be dropped)
+  if (raw[0] === BLOB_TX_TYPE) throw txErrors.typeNotSupported()
   const tx = decoded ?? decodeRawTransaction(raw, ctx.common)
-  if (tx.type === 3) throw txErrors.typeNotSupported()
+  if (tx.type === BLOB_TX_TYPE) throw txErrors.typeNotSupported()
   const hash = tx.hash()
   const hashHex = bytesToHex(hash)
   if (ctx.known(hashHex)) throw txErrors.alreadyKnown()
