@@ -78,6 +78,29 @@ describe('eth_feeHistory', () => {
     })
   })
 
+  it('floors every reward at a price limit above 1 wei, so idle blocks never suggest a tip the pool refuses', async () => {
+    // block 1 tips 2 and 1 gwei, block 2 is empty: geth would answer [[1 gwei, 2 gwei], [0, 0]]
+    const { result } = await callMethod(ethNamespace, backend((3n * GWEI) / 2n), 'eth_feeHistory', [
+      '0x2',
+      'latest',
+      [25, 75],
+    ])
+    expect((result as { reward: string[][] }).reward).toEqual([
+      ['0x59682f00', '0x77359400'], // 1.5 gwei (the limit), 2 gwei
+      ['0x59682f00', '0x59682f00'],
+    ])
+  })
+
+  it('answers rewards as geth does without a price limit and under geth-default 1 wei', async () => {
+    for (const limit of [0n, 1n]) {
+      const { result } = await callMethod(ethNamespace, backend(limit), 'eth_feeHistory', ['0x2', 'latest', [25, 75]])
+      expect((result as { reward: string[][] }).reward).toEqual([
+        ['0x3b9aca00', '0x77359400'],
+        ['0x0', '0x0'],
+      ])
+    }
+  })
+
   it("refuses bad percentiles and a block past the head with geth's words", async () => {
     const b = backend()
     expect(await callMethod(ethNamespace, b, 'eth_feeHistory', ['0x1', 'latest', [101]])).toEqual({

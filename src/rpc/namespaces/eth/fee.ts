@@ -6,9 +6,19 @@
  * below the price limit (a lower suggestion would be refused by our own pool). eth_gasPrice
  * is that tip plus the head's base fee, as geth answers it — equal to the price limit when one
  * is enforced and the chain is quiet, as the spec asks.
+ *
+ * Departure from geth, on purpose: where the pool enforces a minimum tip above geth's 1 wei default
+ * (testnet and mainnet: 1 gwei), eth_feeHistory floors every reward at that minimum. geth answers 0
+ * for an empty block, and our public chains seal a block every 2 s whether or not it carries
+ * transactions, so a quiet chain's history is all zeros; alloy (cast, forge) then falls back to a
+ * 1 wei tip, as do other estimators that read the rewards, and our own pool refuses it
+ * ("transaction underpriced: gas tip cap 1, minimum needed 1000000000"). A tip cap below the
+ * minimum is always refused, so the floor only takes away suggestions that cannot work. Without an
+ * enforced minimum (dev, a chain from a geth genesis at 1 wei) the rewards are geth's.
  */
 import type { ChainBlock } from '../../../chain/store.js'
 import { effectiveTip } from '../../../chain/fees.js'
+import { FOREIGN_CHAIN_PRICE_LIMIT_WEI } from '../../../config/presets.js'
 import { type Backend, resolveBlock } from '../../backend.js'
 import { InvalidParamsError } from '../../errors.js'
 import { toQuantity } from '../../../util/hex.js'
@@ -47,7 +57,23 @@ function suggestTip(b: Backend): bigint {
   return tip < limit ? limit : tip
 }
 
+/**
+ * rewardFloor is the lowest reward eth_feeHistory reports: the pool's price limit when it is above
+ * geth's default of 1 wei (FOREIGN_CHAIN_PRICE_LIMIT_WEI), else 0 — geth's answer (module doc).
+ */
+export function rewardFloor(priceLimit: bigint): bigint {
+  return priceLimit > FOREIGN_CHAIN_PRICE_LIMIT_WEI ? priceLimit : 0n
+}
+
 function rewardsOf(block: ChainBlock, percentiles: readonly number[], b: Backend): bigint[] {
+  const floor = rewardFloor(b.priceLimit)
+  const rewards = gethRewardsOf(block, percentiles, b)
+  if (floor === 0n) return rewards
+  return rewards.map((r) => (r < floor ? floor : r))
+}
+
+/** gethRewardsOf is geth's reward per percentile: the tip at which that share of the block's gas was paid. */
+function gethRewardsOf(block: ChainBlock, percentiles: readonly number[], b: Backend): bigint[] {
   if (block.transactions.length === 0) return percentiles.map(() => 0n)
   const baseFee = block.header.baseFeePerGas ?? 0n
   const receipts = b.receipts(block.hash) ?? []
