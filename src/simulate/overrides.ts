@@ -1,8 +1,9 @@
 /**
  * State overrides (geth override.StateOverride.Apply): per account, optionally move a
  * precompile away, then set nonce, code, balance, the whole storage (`state`) or single slots
- * (`stateDiff`). Precompiles are a per-block map of address → implementation that the caller
- * installs in the EVM afterwards.
+ * (`stateDiff`), account by account in address order. Precompiles are a per-block map of address
+ * → implementation that the caller installs in the EVM afterwards; any override of a precompile's
+ * address (not only a move) takes the precompile off it, as in geth.
  */
 import type { PrecompileFunc } from '@ethereumjs/evm'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
@@ -25,7 +26,10 @@ export async function applyStateOverrides(
 ): Promise<void> {
   if (overrides === undefined) return
   const moved = new Set<string>()
-  for (const [addrHex, account] of overrides) {
+  // geth goes through the accounts in address order, so which refusal comes first does not
+  // depend on the order a client's JSON lists them in
+  const ordered = [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const [addrHex, account] of ordered) {
     if (moved.has(addrHex)) {
       throw new SimulationError(
         SIM_ERROR.server,

@@ -1,7 +1,8 @@
 /**
  * Admission checks for eth_sendRawTransaction, in geth's order and wording: size (per type, as
- * geth's subpools measure it), decoding, type, chain id / replay protection, signature, fee fields, intrinsic gas and the EIP-7623
- * floor, block gas limit, price limit, base fee, nonce, balance.
+ * geth's subpools measure it), decoding, type, chain id / replay protection, signature, fee
+ * fields, intrinsic gas and the EIP-7623 floor, block gas limit, price limit, base fee, nonce,
+ * balance.
  */
 import type { Common } from '@ethereumjs/common'
 import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
