@@ -10,6 +10,7 @@
  *    chain definition the README gives, ethers' aggregate3 through a plain Contract.
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Contract, Interface, JsonRpcProvider, Network, Wallet } from 'ethers'
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, parseAbi } from 'viem'
@@ -75,6 +76,19 @@ afterAll(cleanupNodes)
 async function codeHashAt(url: string, address: string): Promise<string> {
   return keccak256(await rpc(url, 'eth_getCode', [address, 'latest']))
 }
+
+describe("the README's chain definitions", () => {
+  it('are the ones this file tests, line for line', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+    const self = readFileSync(join(REPO_ROOT, 'test', 'clients.test.ts'), 'utf8')
+    const block = /\/\/ ---- README[^\n]*\n([\s\S]*?)\/\/ ---- end/.exec(self)?.[1] ?? ''
+    const [viemDefinition, ethersDefinition] = block.split(/\n(?=const ibexDevNetwork)/)
+    expect(viemDefinition).toMatch(/^const ibexDev = defineChain\(/)
+    expect(readme).toContain(viemDefinition)
+    expect(ethersDefinition).toMatch(/^const ibexDevNetwork = new Network/)
+    expect(readme).toContain(ethersDefinition)
+  })
+})
 
 describe('default fee settings on a chain with a 1 gwei minimum tip', () => {
   it('cast send with no fee flags is accepted after idle blocks', async () => {
