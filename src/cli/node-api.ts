@@ -5,6 +5,7 @@
  */
 import type { IbexConfig } from '../config/types.js'
 import { exportChain, importChain } from './commands/chain-io.js'
+import { type ChainRequest, prepareDatadir } from './datadir.js'
 
 export interface RunningNode {
   /** JSON-RPC URL, e.g. http://127.0.0.1:8545 ('' when JSON-RPC is disabled). */
@@ -36,15 +37,35 @@ export interface ExportResult {
   last: bigint
 }
 
+/**
+ * `request` says whether --network / --genesis named the chain: the real api then refuses a datadir
+ * holding another one (src/cli/datadir.ts); without it the datadir's chain is used as stored.
+ */
 export interface NodeApi {
-  startNode(config: IbexConfig): Promise<RunningNode>
-  initNode(config: IbexConfig): Promise<InitResult>
-  importChain(config: IbexConfig, file: string): Promise<ImportResult>
+  startNode(config: IbexConfig, request?: ChainRequest): Promise<RunningNode>
+  initNode(config: IbexConfig, request?: ChainRequest): Promise<InitResult>
+  importChain(config: IbexConfig, file: string, request?: ChainRequest): Promise<ImportResult>
   exportChain(config: IbexConfig, file: string, first?: bigint, last?: bigint): Promise<ExportResult>
 }
 
-/** loadNodeApi imports src/node.ts on first use; import and export are the chain-io command's own. */
+/**
+ * loadNodeApi imports src/node.ts on first use; import and export are the chain-io command's own.
+ * start and init go through prepareDatadir first: the genesis is written all at once, and a stored
+ * chain must be the requested one.
+ */
 export async function loadNodeApi(): Promise<NodeApi> {
-  const { startNode, initNode } = await import('../node.js')
-  return { startNode, initNode, importChain, exportChain }
+  const node = await import('../node.js')
+  const asStored: ChainRequest = { explicit: false }
+  return {
+    async startNode(config, request = asStored) {
+      await prepareDatadir(config, request, node.initNode)
+      return node.startNode(config)
+    },
+    async initNode(config, request = asStored) {
+      await prepareDatadir(config, request, node.initNode)
+      return node.initNode(config)
+    },
+    importChain,
+    exportChain,
+  }
 }

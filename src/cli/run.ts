@@ -21,7 +21,9 @@ export const EXIT_FAILURE = 1
 export async function runCli(argv: string[], io: CliIo = processIo, nodeApi?: NodeApi): Promise<number> {
   let verbose = false
   try {
-    const { command, config, extra } = loadConfig(argv)
+    const { command, config, extra, explicit, configFile } = loadConfig(argv)
+    // --network or --genesis names the chain: a datadir holding another one is refused (datadir.ts)
+    const request = { explicit: explicit.has('network') || config.genesisFile !== undefined }
     verbose = config.logLevel === 'debug' || config.logLevel === 'trace'
     switch (command) {
       case 'help':
@@ -33,15 +35,15 @@ export async function runCli(argv: string[], io: CliIo = processIo, nodeApi?: No
       case 'genesis':
         return runGenesis(config, extra, io)
       case 'start':
-        return await runStart(config, nodeApi ?? (await loadNodeApi()), io, ibexVersion())
+        return await runStart(config, nodeApi ?? (await loadNodeApi()), io, ibexVersion(), request)
       case 'init':
-        return await runInit(config, nodeApi ?? (await loadNodeApi()), io)
+        return await runInit(config, nodeApi ?? (await loadNodeApi()), io, request)
       case 'import':
-        return await runImport(config, extra, nodeApi ?? (await loadNodeApi()), io)
+        return await runImport(config, extra, nodeApi ?? (await loadNodeApi()), io, request)
       case 'export':
         return await runExport(config, extra, nodeApi ?? (await loadNodeApi()), io)
       case 'faucet':
-        return await runFaucet(config, io)
+        return await runFaucet(config, io, configFile)
       case 'chain-info':
         return await runChainInfo(config, io)
     }

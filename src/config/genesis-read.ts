@@ -3,6 +3,11 @@
  * ConfigError (`genesis FILE: alloc 0xab…: balance: expected a hex or decimal quantity, got "x"`).
  * Quantities written as JSON numbers or decimal strings (geth accepts both) come back as 0x-hex;
  * an absent nonce, timestamp or extraData reads as zero / empty, as in geth. Nothing else changes.
+ *
+ * Keys are checked against what geth reads (core.Genesis, params.ChainConfig, types.Account) plus
+ * ours (`config.ibft`, `config.baseFeeRecipient`): a misspelled fork (`londonBlok`) would otherwise
+ * leave the fork off and fail later with an engine's message naming no key, so an unknown key is
+ * named with the closest known one (`unknown key config.londonBlok (did you mean londonBlock?)`).
  */
 import { readFileSync } from 'node:fs'
 
@@ -12,6 +17,79 @@ import type { GethGenesis, GethGenesisAccount } from './genesis.js'
 const HEX = /^0x[0-9a-fA-F]*$/
 const HEX_QUANTITY = /^0x[0-9a-fA-F]+$/
 const DECIMAL = /^[0-9]+$/
+
+/** Top-level keys of geth's core.Genesis (`mixhash`: Go's JSON matching ignores case, and files in the wild use it). */
+export const GENESIS_KEYS: ReadonlySet<string> = new Set([
+  'config',
+  'nonce',
+  'timestamp',
+  'extraData',
+  'gasLimit',
+  'difficulty',
+  'mixHash',
+  'mixhash',
+  'coinbase',
+  'alloc',
+  'number',
+  'gasUsed',
+  'parentHash',
+  'baseFeePerGas',
+  'excessBlobGas',
+  'blobGasUsed',
+  'slotNumber',
+])
+
+/**
+ * Keys of `config`: geth's params.ChainConfig, fields it dropped that old files still carry
+ * (eip150Hash, terminalTotalDifficultyPassed, verkleTime, enableVerkleAtGenesis), and ours.
+ */
+export const GENESIS_CONFIG_KEYS: ReadonlySet<string> = new Set([
+  'chainId',
+  'homesteadBlock',
+  'daoForkBlock',
+  'daoForkSupport',
+  'eip150Block',
+  'eip155Block',
+  'eip158Block',
+  'byzantiumBlock',
+  'constantinopleBlock',
+  'petersburgBlock',
+  'istanbulBlock',
+  'muirGlacierBlock',
+  'berlinBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'bpo1Time',
+  'bpo2Time',
+  'bpo3Time',
+  'bpo4Time',
+  'bpo5Time',
+  'amsterdamTime',
+  'bogotaTime',
+  'ubtTime',
+  'verkleTime',
+  'terminalTotalDifficulty',
+  'terminalTotalDifficultyPassed',
+  'depositContractAddress',
+  'enableUBTAtGenesis',
+  'enableVerkleAtGenesis',
+  'eip150Hash',
+  'ethash',
+  'clique',
+  'blobSchedule',
+  // ours
+  'ibft',
+  'baseFeeRecipient',
+])
+
+/** Keys of `config.ibft` (IbftGenesisConfig). */
+const IBFT_KEYS: ReadonlySet<string> = new Set(['blockTime', 'epochSize', 'validators', 'feeRecipient'])
 
 /** readGenesisFile reads and checks a geth-format genesis.json. */
 export function readGenesisFile(path: string): GethGenesis {
@@ -65,8 +143,10 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
     return raw as string
   }
 
+  unknownKey(label, '', genesis, GENESIS_KEYS)
   const config = genesis.config
   if (!isObject(config)) return fail('config', 'an object', config)
+  unknownKey(label, 'config.', config, GENESIS_CONFIG_KEYS)
   if (typeof config.chainId !== 'number' || !Number.isSafeInteger(config.chainId) || config.chainId < 1) {
     fail('config.chainId', 'a positive integer', config.chainId)
   }
@@ -77,6 +157,7 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
   if (config.ibft !== undefined) {
     const ibft = config.ibft
     if (!isObject(ibft)) return fail('config.ibft', 'an object {blockTime, epochSize}', ibft)
+    unknownKey(label, 'config.ibft.', ibft, IBFT_KEYS)
     if (typeof ibft.blockTime !== 'number' || !(ibft.blockTime >= 0))
       fail('config.ibft.blockTime', 'seconds >= 0', ibft.blockTime)
     if (typeof ibft.epochSize !== 'number' || !Number.isSafeInteger(ibft.epochSize) || ibft.epochSize < 1) {
@@ -129,4 +210,39 @@ export function checkGenesis(value: unknown, label = 'genesis'): GethGenesis {
     }
   }
   return genesis as unknown as GethGenesis
+}
+
+/** unknownKey throws for the first key of `object` not in `known`, naming the closest known key. */
+function unknownKey(label: string, prefix: string, object: Record<string, unknown>, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(object)) {
+    if (known.has(key)) continue
+    const guess = closest(key, known)
+    throw new ConfigError(
+      `${label}: unknown key ${prefix}${key}${guess === undefined ? '' : ` (did you mean ${guess}?)`}`,
+    )
+  }
+}
+
+/** closest: the known key nearest `key` (case ignored), if it is a likely typo (a few edits away). */
+function closest(key: string, known: ReadonlySet<string>): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.min(3, Math.floor(key.length / 3)) + 1
+  for (const candidate of known) {
+    const d = editDistance(key.toLowerCase(), candidate.toLowerCase())
+    if (d < bestDistance) [best, bestDistance] = [candidate, d]
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, substitution)
+    }
+    prev = cur
+  }
+  return prev[b.length] as number
 }

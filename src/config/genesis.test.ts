@@ -262,11 +262,41 @@ describe('readGenesisFile', () => {
       { ...minimal, alloc: { [V1]: { balance: '1', storage: { '0x01': 5 } } } },
       /: storage 0x01: expected at most 32 bytes of 0x-prefixed hex, got 5$/,
     ],
+    [
+      { ...minimal, config: { chainId: 1, londonBlok: 0 } },
+      /^unknown key config\.londonBlok \(did you mean londonBlock\?\)$/,
+    ],
+    [{ ...minimal, config: { chainId: 1, ChainID: 1 } }, /^unknown key config\.ChainID \(did you mean chainId\?\)$/],
+    [{ ...minimal, gaslimit: '0x1' }, /^unknown key gaslimit \(did you mean gasLimit\?\)$/],
+    [{ ...minimal, validators: [] }, /^unknown key validators$/],
+    [
+      { ...minimal, config: { chainId: 1, ibft: { blockTime: 2, epochSize: 1, blocktime: 1 } } },
+      /^unknown key config\.ibft\.blocktime \(did you mean blockTime\?\)$/,
+    ],
   ])('%j → one-line error', (content, message) => {
     const path = writeJson('bad.json', content)
     const error = errorOf(() => readGenesisFile(path))
     expect(error.startsWith(`genesis ${path}: `)).toBe(true)
     expect(error.slice(`genesis ${path}: `.length)).toMatch(message)
+  })
+
+  it("accepts geth's fields, old ones and ours", () => {
+    const config = {
+      chainId: 1,
+      daoForkBlock: 0,
+      daoForkSupport: true,
+      eip150Hash: `0x${'00'.repeat(32)}`,
+      osakaTime: 0,
+      bpo1Time: 0,
+      terminalTotalDifficultyPassed: true,
+      depositContractAddress: V1,
+      ethash: {},
+      clique: { period: 1, epoch: 30000 },
+      baseFeeRecipient: V1,
+      ibft: { blockTime: 1, epochSize: 10, validators: [V1], feeRecipient: V1 },
+    }
+    const g = { ...minimal, config, mixhash: `0x${'00'.repeat(32)}`, slotNumber: '0x0', blobGasUsed: '0x0' }
+    expect(readGenesisFile(writeJson('geth.json', g)).config.osakaTime).toBe(0)
   })
 
   it('names a missing file', () => {

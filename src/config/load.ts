@@ -68,6 +68,10 @@ export interface LoadedConfig {
   command: Command
   config: IbexConfig
   extra: CommandExtra
+  /** TOML keys set by a flag or the config file (`network`, `jsonrpc.port`): what the user asked for. */
+  explicit: ReadonlySet<string>
+  /** The config file read (--config, else $IBEX_CONFIG), if any. */
+  configFile?: string
 }
 
 /** Environment variables read: IBEX_CONFIG (config file when --config is not given). */
@@ -90,7 +94,7 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
 
   if (command === 'version') {
     if (rest.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(rest[0])} for ibex version`)
-    return { command, config: defaultConfig(DEFAULT_NETWORK), extra }
+    return { command, config: defaultConfig(DEFAULT_NETWORK), extra, explicit: new Set() }
   }
   if (command === 'help' || rest.includes('--help') || rest.includes('-h')) {
     const topic = command === 'help' ? rest.find((a) => !a.startsWith('-')) : command
@@ -98,7 +102,7 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
       if (!(COMMANDS as readonly string[]).includes(topic)) throw unknownCommand(topic)
       extra.topic = topic as Command
     }
-    return { command: 'help', config: defaultConfig(DEFAULT_NETWORK), extra }
+    return { command: 'help', config: defaultConfig(DEFAULT_NETWORK), extra, explicit: new Set() }
   }
 
   const { flags, positionals } = scanArgs(command, rest)
@@ -139,7 +143,7 @@ export function loadConfig(argv: string[], env: LoadEnv = process.env): LoadedCo
   settleGenesisDefaults(config, explicit)
 
   checkCommandArgs(command, extra)
-  return { command, config, extra }
+  return { command, config, extra, explicit, configFile }
 }
 
 function commandOf(first: string | undefined): Command {

@@ -2,12 +2,15 @@
  * Every default that depends on which chain a node runs, in one place:
  *
  *   --network dev | testnet | mainnet ──▶ PRESETS (rows of settings.ts read them: byPreset)
- *   --genesis FILE (known at load)    ──▶ settleGenesisDefaults: ./data/custom, no per-IP budgets
+ *   --genesis FILE (known at load)    ──▶ settleGenesisDefaults: ./data/custom, no per-IP budgets,
+ *                                         no unlocked dev accounts
  *   the chain in the datadir (start)  ──▶ settleChainDefaults: budgets only on the public chains,
- *                                         geth's pool price limit on a chain without IBFT
+ *                                         geth's pool price limit on a chain without IBFT,
+ *                                         unlocked dev accounts refused on the public chains
  *
  * A value set by a flag or the config file is never changed by these rules.
  */
+import { ConfigError } from './errors.js'
 import type { IbexConfig, NetworkName, RateLimitConfig } from './types.js'
 
 /** DEFAULT_NETWORK is what `ibex start` runs without --network: the production chain, as geth does; the dev chain is asked for explicitly (`npm start` passes --network dev). */
@@ -85,6 +88,9 @@ export const GENESIS_DATADIR = './data/custom'
 /** FOREIGN_CHAIN_PRICE_LIMIT_WEI (1 wei, geth's txpool.pricelimit): a chain imported from a geth genesis keeps geth's pool rule when no limit is set. */
 export const FOREIGN_CHAIN_PRICE_LIMIT_WEI = 1n
 
+/** UNLOCKED_ACCOUNTS_KEY: the dev accounts sign for clients (settings.ts); off on a --genesis chain unless set, refused on the public ids. */
+export const UNLOCKED_ACCOUNTS_KEY = 'dev.unlocked_accounts'
+
 /** Keys of the per-IP budgets: setting any of them turns the budgets on for any chain. */
 export const isBudgetKey = (key: string) => key.startsWith('jsonrpc.rate_limit')
 
@@ -106,6 +112,8 @@ export function settleGenesisDefaults(config: IbexConfig, explicit: ExplicitKeys
   if (config.genesisFile === undefined) return
   if (!explicit.has('datadir')) config.datadir = GENESIS_DATADIR
   if (!budgetsSet) budgetsOff(config)
+  // the test mnemonic's keys are public: a chain of one's own signs with them only when asked to
+  if (!explicit.has(UNLOCKED_ACCOUNTS_KEY)) config.dev.unlockedAccounts = false
 }
 
 /** Chain ids of the public networks, where per-IP budgets are on unless configured otherwise. */
@@ -122,6 +130,11 @@ const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([
  * was set, since our networks' default is about our genesis base fee, not theirs.
  */
 export function settleChainDefaults(config: IbexConfig, chain: { chainId: bigint; ibft: boolean }): IbexConfig {
+  if (config.dev.unlockedAccounts && PUBLIC_CHAIN_IDS.has(chain.chainId)) {
+    throw new ConfigError(
+      `[dev] unlocked_accounts is refused on chain ${chain.chainId}: the test mnemonic's keys are public, anyone could spend from its accounts there`,
+    )
+  }
   let settled = config
   if (config.jsonrpc.rateLimit.explicit !== true && !PUBLIC_CHAIN_IDS.has(chain.chainId)) {
     const rateLimit = { ...BUDGETS_OFF, burstMs: config.jsonrpc.rateLimit.burstMs, explicit: false }

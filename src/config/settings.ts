@@ -37,6 +37,7 @@ import {
   wei,
 } from './kinds.js'
 import { DEFAULT_NETWORK } from './presets.js'
+import type { RpcNamespace } from './types.js'
 import {
   LOG_FORMATS,
   LOG_LEVELS,
@@ -105,6 +106,9 @@ const budget = int(0, 1_000_000)
 const LOOPBACK = '127.0.0.1'
 /** The port every Ethereum tool tries first. */
 const HTTP_PORT = 8545
+/** Namespaces a public network serves by default, and the dev chain's (jsonrpc.api). */
+const PUBLIC_APIS: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool']
+const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal']
 /** The port geth and most clients listen for peers on. */
 const P2P_PORT = 30303
 
@@ -127,8 +131,9 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.enabled', kind: bool, default: true, help: 'serve HTTP JSON-RPC at all' }),
   row({ key: 'jsonrpc.host', flag: 'http.addr', kind: host, default: LOOPBACK, help: 'JSON-RPC bind address (0.0.0.0 = all interfaces)' }),
   row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
-  // debug_* left out: tracing is expensive and the spec gates it by configuration
-  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: ['eth', 'net', 'web3', 'txpool'], help: 'namespaces served, from: eth, net, web3, txpool, debug' }),
+  // public networks leave debug_* out (tracing is expensive; the spec gates it by configuration); the dev chain
+  // serves it (cast run, forge's traces) and personal_* (the dev accounts sign), as anvil and hardhat do
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal' }),
   row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
   row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
   // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work
@@ -173,6 +178,10 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'chain.name', kind: text(), default: byPreset((p) => p.name), help: 'network name shown to wallets and in the chain registry' }),
   row({ key: 'chain.short_name', kind: text(), default: byPreset((p) => p.shortName), help: 'chain registry short name (EIP-3770 address prefix)' }),
   row({ key: 'chain.token_name', kind: text(), default: 'IBX', help: 'name of the native token, for wallets' }),
+  // anvil's and hardhat's habit: the dev chain's funded accounts (public keys of the test mnemonic) sign for
+  // their users. Never on chain ids 786/7860 (the node refuses to start); off on a --genesis chain unless set
+  row({ key: 'dev.unlocked_accounts', flag: 'dev.unlocked-accounts', kind: bool, default: byPreset((_, network) => network === 'dev'), help: 'the test mnemonic\'s ten accounts sign for clients: eth_accounts, eth_sendTransaction, eth_sign, eth_signTypedData_v4, personal_sign (refused on chain ids 786 and 7860)' }),
+
   row({ key: 'chain.info_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'project web page, for the chain registry' }),
   row({ key: 'chain.faucet_urls', kind: urls(HTTP_SCHEMES), default: [], help: 'faucet pages, for the chain registry (testnet)' }),
 

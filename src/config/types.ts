@@ -13,7 +13,7 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export type LogFormat = 'json' | 'text'
 
 /** Namespaces the JSON-RPC server can expose (`bor`, the block-producer layer's, comes with its methods). */
-export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug'
+export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'personal'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */
@@ -191,6 +191,18 @@ export interface IbexConfig {
 
 /** Execution pool settings ([exec]). */
 export interface ExecConfig {
+  /** Dev-chain comforts ([dev]). */
+  dev: DevConfig
+}
+
+/** Dev-chain comforts ([dev]): what anvil and hardhat users expect of a local chain. */
+export interface DevConfig {
+  /**
+   * The test mnemonic's funded accounts sign for clients (eth_accounts, eth_sendTransaction,
+   * eth_sign, eth_signTypedData_v4, personal_sign). Default true on the dev preset only; false on a
+   * --genesis chain unless set; refused on the public chain ids.
+   */
+  unlockedAccounts: boolean
   /** Worker threads for eth_call / eth_estimateGas / eth_createAccessList / eth_simulateV1 (at least 1). */
   workers: number
   /** Calls that may wait for a worker; more are refused. */

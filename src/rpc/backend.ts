@@ -7,6 +7,7 @@
  *   handler(b: Backend, typed params) ─▶ chain reads  (head, blocks, receipts, tx locations)
  *                                      ─▶ state reads  (account at a block, code, storage, proofs)
  *                                      ─▶ pool         (look up, content, nonce, submit)
+ *                                      ─▶ accounts     (the keys it signs with: the dev chain's)
  *                                      ─▶ execution    (call, estimate, access list, simulate, traces:
  *                                                       the implementation sends them off the main thread)
  *                                      ─▶ logs, filters, network, chain config
@@ -35,6 +36,7 @@ import type { NetworkInfo } from '../p2p/network.js'
 import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
 import { HeaderForHashNotFoundError } from '../filters/errors.js'
 import { HeaderNotFoundError, ServerError } from './errors.js'
+import type { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
 import type { BlockRef, FilterCriteria } from './params/index.js'
 
 /** The two account fields the eth_ state methods answer from (an absent account: both 0). */
@@ -97,6 +99,10 @@ export interface Backend {
   submitTransaction(raw: Uint8Array): Promise<Uint8Array>
   /** The lowest tip the pool accepts, wei (`[txpool] price_limit`): the fee oracle's floor. */
   readonly priceLimit: bigint
+
+  // ── accounts ─────────────────────────────────────────────────────────────────────────────
+  /** Accounts the node signs for (the dev chain's, `[dev] unlocked_accounts`); none elsewhere. */
+  readonly accounts: UnlockedAccounts
 
   // ── execution (off the main thread, within the node's gas cap and time limits) ───────────
   /** eth_call's return data, or an ExecutionError (a revert with its data). */

@@ -14,6 +14,7 @@ import { debugTraceNamespace } from './namespaces/debugTrace.js'
 import { ethNamespace } from './namespaces/eth/index.js'
 import { EthSubscriptionSession } from './namespaces/eth/subscribe.js'
 import { netNamespace } from './namespaces/net.js'
+import { personalNamespace } from './namespaces/personal.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
 import { web3Namespace } from './namespaces/web3.js'
 import type { Backend } from './backend.js'
@@ -46,6 +47,7 @@ export const NAMESPACES: Namespace<Backend>[] = [
   debugNamespace,
   debugTraceNamespace,
   txpoolNamespace,
+  personalNamespace,
 ]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {

@@ -18,6 +18,7 @@ import { depositContractAddress } from '../chain/forks.js'
 import type { Engine } from '../chain/hash.js'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore, TxLocation } from '../chain/store.js'
+import { devAccounts } from '../config/accounts.js'
 import type { IbexConfig } from '../config/types.js'
 import type { SingleValidatorSealer } from '../consensus/sealer.js'
 import {
@@ -39,6 +40,7 @@ import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
 import type { AccountFields, Backend, LogsResult, StateReader } from './backend.js'
 import { formatSimulatedBlocks } from './format/simulated.js'
+import { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
 import type { FilterCriteria } from './params/index.js'
 
 export interface BackendDeps {
@@ -84,6 +86,7 @@ export class NodeBackend implements Backend {
   readonly chainId: bigint
   readonly genesisHash: Uint8Array
   readonly priceLimit: bigint
+  readonly accounts: UnlockedAccounts
   /** Polling filters (eth_newFilter…) and the log-query limits. */
   readonly filters: FilterSystem
   readonly network: NetworkInfo | undefined
@@ -112,6 +115,8 @@ export class NodeBackend implements Backend {
     this.chainId = deps.common.chainId()
     this.genesisHash = deps.store.genesisHash
     this.priceLimit = deps.config.txpool.priceLimit
+    // the node refuses unlocked accounts on the public chain ids before it gets here (settleChainDefaults)
+    this.accounts = deps.config.dev.unlockedAccounts ? new UnlockedAccounts(devAccounts()) : UnlockedAccounts.none()
     this.network = deps.network
     this.events = deps.events
     const rpc = deps.config.jsonrpc

@@ -6,7 +6,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 
 import type { CommandExtra } from '../../config/load.js'
+import { ConfigError } from '../../config/errors.js'
+import { validatorKeyPath } from '../../config/keys.js'
 import type { IbexConfig } from '../../config/types.js'
+import { type ChainRequest, prepareDatadir, requireChain, undoInit } from '../datadir.js'
 import type { CliIo } from '../io.js'
 import type { ExportResult, ImportResult, NodeApi } from '../node-api.js'
 
@@ -14,8 +17,14 @@ function blocks(n: number): string {
   return `${n} block${n === 1 ? '' : 's'}`
 }
 
-export async function runImport(config: IbexConfig, extra: CommandExtra, api: NodeApi, io: CliIo): Promise<number> {
-  const result = await api.importChain(config, extra.file as string)
+export async function runImport(
+  config: IbexConfig,
+  extra: CommandExtra,
+  api: NodeApi,
+  io: CliIo,
+  request?: ChainRequest,
+): Promise<number> {
+  const result = await api.importChain(config, extra.file as string, request)
   io.out(`Imported ${blocks(result.blocks)} from ${extra.file}; head ${result.headNumber} ${result.headHash}`)
   return 0
 }
@@ -33,19 +42,35 @@ async function openDatadirChain(config: IbexConfig) {
   return { chain: await openChain(config, log), log }
 }
 
-/** exportChain writes canonical blocks FIRST..LAST (default: all, LAST capped at the head). */
+/** A block asked for by `ibex export` that the chain does not have yet (geth refuses it the same way). */
+export class BeyondHeadError extends ConfigError {
+  override name = 'BeyondHeadError'
+  constructor(what: 'FIRST' | 'LAST', block: bigint, head: bigint) {
+    super(`export: ${what} block ${block} is beyond the head (block ${head}); nothing written`)
+  }
+}
+
+/**
+ * exportChain writes canonical blocks FIRST..LAST (default: FIRST 0, LAST the head). A block past
+ * the head is refused before the file is opened, as geth's export does; a datadir without a chain
+ * is refused without creating anything.
+ */
 export async function exportChain(
   config: IbexConfig,
   file: string,
   first?: bigint,
   last?: bigint,
 ): Promise<ExportResult> {
+  requireChain(config)
   const [{ chain }, { RLP }] = await Promise.all([openDatadirChain(config), import('@ethereumjs/rlp')])
-  const out = openSync(file, 'w')
+  let out: number | undefined
   try {
     const head = chain.store.head.header.number
     const from = first ?? 0n
-    const to = last === undefined || last > head ? head : last
+    if (from > head) throw new BeyondHeadError('FIRST', from, head)
+    if (last !== undefined && last > head) throw new BeyondHeadError('LAST', last, head)
+    const to = last ?? head
+    out = openSync(file, 'w')
     let written = 0
     for (let n = from; n <= to; n++) {
       const block = chain.store.getBlockByNumber(n)
@@ -59,7 +84,7 @@ export async function exportChain(
     }
     return { blocks: written, first: from, last: from + BigInt(written) - 1n }
   } finally {
-    closeSync(out)
+    if (out !== undefined) closeSync(out)
     await chain.db.close()
   }
 }
@@ -67,9 +92,40 @@ export async function exportChain(
 /**
  * importChain executes and commits every block of FILE.rlp on top of the head, under each block's
  * own fork rules (src/block/importer.ts); blocks already in the chain are skipped. Stops at the
- * first block that does not verify.
+ * first block that does not verify. An empty datadir is initialised first (src/cli/datadir.ts);
+ * when the file's genesis is not that chain's, what was initialised is removed again.
  */
-export async function importChain(config: IbexConfig, file: string): Promise<ImportResult> {
+export async function importChain(config: IbexConfig, file: string, request?: ChainRequest): Promise<ImportResult> {
+  const { initNode } = await import('../../node.js')
+  const prepared = await prepareDatadir(config, request ?? { explicit: false }, initNode)
+  let genesisConflict = false
+  try {
+    return await importInto(config, file)
+  } catch (err) {
+    genesisConflict =
+      (err as { name?: string; number?: bigint }).name === 'ImportError' && (err as { number?: bigint }).number === 0n
+    if (!genesisConflict) throw err
+    throw new Error(`${(err as Error).message}: ${genesisHint(config, prepared.created)}`, { cause: err })
+  } finally {
+    if (genesisConflict) undoInit(config, prepared)
+  }
+}
+
+/** What to do when the file's block 0 is not the datadir's genesis. */
+function genesisHint(config: IbexConfig, created: boolean): string {
+  const removed = created ? ` (${config.datadir} was initialised by this run and is left as it was)` : ''
+  if (config.genesisFile === undefined && config.network === 'dev') {
+    const key = validatorKeyPath(config)
+    return (
+      `the file's genesis is not this datadir's${removed}. A dev genesis lists its node's validator key as the only ` +
+      `validator, so each dev datadir has its own: copy the exporting datadir's validator.key to ${key} ` +
+      'before importing (or pass --validator-key FILE with that key)'
+    )
+  }
+  return `the file's genesis is not this datadir's${removed}: import into a datadir initialised from the same genesis (--genesis FILE or --network)`
+}
+
+async function importInto(config: IbexConfig, file: string): Promise<ImportResult> {
   const [{ chain, log }, { importBlocks }, { bytesToHex, hexToBytes }] = await Promise.all([
     openDatadirChain(config),
     import('../../block/importFile.js'),

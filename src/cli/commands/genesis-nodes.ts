@@ -3,7 +3,8 @@
  * validators first, then full nodes, each a ready datadir with
  *
  *   DIR/node<i>/node.key      p2p identity (Ed25519 seed; its peer id is in the others' bootnodes)
- *   DIR/node<i>/config.toml   genesis = "../genesis.json", datadir = ".", block time, validator key
+ *   DIR/node<i>/config.toml   genesis = "../genesis.json" (no `network`: the chain is the genesis file's),
+ *                             datadir = ".", block time, validator key
  *                             (validators: "../validator-<i-1>.key"), [jsonrpc] port H+i-1,
  *                             [p2p] port P+i-1 with every other node as a bootnode, [ibft] round timeout
  *
@@ -71,7 +72,7 @@ export function nodeFiles(node: NodeLayout, all: NodeLayout[], config: IbexConfi
   const lines = [
     `# ibex node ${node.index} of ${all.length}: ${role}; written by \`ibex genesis\`.`,
     `# Start it with: ibex start --config ${join(node.dir, NODE_CONFIG_FILE)}`,
-    `network = "${config.network}"`,
+    // the chain is genesis.json's (its own chain id and validators): no network preset applies to it
     'genesis = "../genesis.json"',
     'datadir = "."',
     `block_time = "${duration(config.blockTimeMs)}"`,

@@ -108,9 +108,38 @@ function flagName(s: Setting): string {
   return `--${s.flag}${s.kind.metavar === undefined ? '' : ` ${s.kind.metavar}`}`
 }
 
-function flagRows(): [string, string][] {
-  return SETTINGS.filter((s) => s.flag !== undefined).map((s) => [
-    flagName(s),
+/** Global flags each command reads; `start` reads them all. A name missing from SETTINGS fails commandSettings' test. */
+export const COMMAND_SETTINGS: Readonly<Record<Exclude<Command, 'start' | 'help' | 'version'>, readonly string[]>> = {
+  init: ['network', 'genesis', 'datadir', 'config', 'block-time', 'validator-key', 'log-level', 'log-format'],
+  import: ['network', 'genesis', 'datadir', 'config', 'block-time', 'validator-key', 'log-level', 'log-format'],
+  export: ['network', 'genesis', 'datadir', 'config', 'log-level', 'log-format'],
+  genesis: ['network', 'genesis', 'config', 'block-time', 'log-level', 'ibft.round-timeout'],
+  faucet: ['config', 'network', 'genesis', 'datadir', 'log-level', 'log-format'],
+  'chain-info': ['config', 'network', 'genesis', 'http.addr', 'http.port'],
+}
+
+/** File-only keys a command reads (shown in its help: they have no flag). */
+const COMMAND_FILE_SECTIONS: Partial<Record<Command, readonly string[]>> = {
+  faucet: ['faucet'],
+  'chain-info': ['chain'],
+}
+
+/** commandSettings: the flag settings `command` reads (every flag for start, help and version). */
+export function commandSettings(command?: Command): Setting[] {
+  const flags = SETTINGS.filter((s) => s.flag !== undefined)
+  if (command === undefined || !(command in COMMAND_SETTINGS)) return flags
+  const names = COMMAND_SETTINGS[command as keyof typeof COMMAND_SETTINGS]
+  return flags.filter((s) => names.includes(s.flag as string))
+}
+
+function flagRows(command?: Command): [string, string][] {
+  return commandSettings(command).map((s) => [flagName(s), `${s.help} [default: ${describeDefault(s)}]`])
+}
+
+function fileKeyRows(command: Command): [string, string][] {
+  const sections = COMMAND_FILE_SECTIONS[command] ?? []
+  return SETTINGS.filter((s) => s.flag === undefined && sections.some((x) => s.key?.startsWith(`${x}.`))).map((s) => [
+    tomlKeyName(s.key as string),
     `${s.help} [default: ${describeDefault(s)}]`,
   ])
 }
@@ -135,7 +164,10 @@ export function formatHelp(topic?: Command): string {
   } else {
     const doc = COMMAND_DOCS.find((c) => c.name === topic) as CommandDoc
     lines.push(`Usage: ${doc.usage}`, '', `${doc.summary[0]?.toUpperCase()}${doc.summary.slice(1)}.`, '', 'Flags:')
-    lines.push(...columns([...commandFlagRows(topic), ...flagRows()]))
+    lines.push(...columns([...commandFlagRows(topic), ...flagRows(topic)]))
+    const fileKeys = fileKeyRows(topic)
+    if (fileKeys.length > 0) lines.push('', 'Keys of the config file (no flags):', ...columns(fileKeys))
+    if (topic !== 'start') lines.push('', 'Every flag and what start does with it: ibex --help')
   }
   lines.push('', ...FOOTER)
   return lines.join('\n')

@@ -18,8 +18,16 @@ export async function runChainInfo(config: IbexConfig, io: CliIo): Promise<numbe
   return 0
 }
 
-export async function runFaucet(config: IbexConfig, io: CliIo): Promise<number> {
+/** The [faucet] keys an operator sets, as the missing-config message lists them. */
+const FAUCET_KEYS = 'key_file (required), rpc_url, amount, cooldown, daily_budget, host, port'
+
+export async function runFaucet(config: IbexConfig, io: CliIo, configFile?: string): Promise<number> {
   const f = config.faucet
+  if (configFile === undefined) {
+    throw new ConfigError(
+      `ibex faucet needs a config file: ibex faucet --config FILE (or $IBEX_CONFIG), with network = "testnet" or "dev" and a [faucet] section: ${FAUCET_KEYS} (see ibex faucet --help)`,
+    )
+  }
   if (config.network === 'mainnet' && config.genesisFile === undefined) {
     throw new ConfigError(
       'ibex faucet serves testnet and dev chains only: set network = "testnet" (or "dev") in the config',

@@ -1,4 +1,4 @@
-/** eth_ chain facts: chain id, head number, sync status, accounts. */
+/** eth_ chain facts: chain id, head number, sync status (eth_accounts: ../dev/accounts.ts). */
 import type { Backend } from '../../backend.js'
 import { toQuantity } from '../../../util/hex.js'
 import { method, type MethodTable } from '../../types.js'
@@ -16,6 +16,4 @@ export const chainMethods: MethodTable<Backend> = {
       highestBlock: toQuantity(s.highestBlock),
     }
   }),
-  // the node holds no client keys
-  eth_accounts: method([], () => []),
 }

@@ -1,9 +1,11 @@
 /**
  * The eth namespace: one literal table, assembled from one file per concern
- * (chain, block, transaction, state, call, fee, send, logs, filters).
+ * (chain, block, transaction, state, call, fee, send, logs, filters), and the methods of the
+ * accounts the node signs for (../dev/accounts.ts: eth_accounts, eth_sendTransaction, eth_sign…).
  */
 import type { Backend } from '../../backend.js'
 import type { Namespace } from '../../types.js'
+import { accountMethods } from '../dev/accounts.js'
 import { blobFeeMethods } from './blobFee.js'
 import { blockMethods } from './block.js'
 import { callMethods } from './call.js'
@@ -38,5 +40,6 @@ export const ethNamespace: Namespace<Backend> = {
     ...getProofMethods,
     ...createAccessListMethods,
     ...simulateMethods,
+    ...accountMethods,
   },
 }
