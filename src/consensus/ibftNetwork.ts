@@ -12,6 +12,7 @@
  * A full node (no validator key, or a key outside the set) runs the same minus the engine: it
  * syncs, serves RPC and gossips the transactions it receives to the validators.
  */
+import { join } from 'node:path'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { feeRouting, type GenesisJson } from '../chain/common.js'
@@ -25,6 +26,7 @@ import type { Logger } from '../log.js'
 import { ChainNetwork, type NetworkInfo } from '../p2p/network.js'
 import type { TrieStore } from '../state/index.js'
 import type { TxPool } from '../txpool/index.js'
+import { FileIbftStateStore, IBFT_STATE_FILE } from './ibft/persist.js'
 import { IbftValidator } from './ibftValidator.js'
 
 export interface IbftNetworkDeps {
@@ -105,6 +107,9 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         roundTimeoutBaseMs: config.ibft.roundTimeoutBaseMs,
         broadcast: (wire) => net.broadcastIbft(wire),
         log,
+        stateStore: new FileIbftStateStore(join(config.datadir, IBFT_STATE_FILE), (reason) =>
+          log.warn(`ibft: ignoring the saved consensus state, it cannot be read: ${reason}`),
+        ),
       })
       const v = validator
       net.onIbftMessage((wire) => v.engine.receive(wire))

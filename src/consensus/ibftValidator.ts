@@ -16,6 +16,7 @@ import type { BlockBuilder, ExecutedBlock } from './blockBuilder.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
 import { IbftBlockError, type IbftBlockImporter } from './ibftImport.js'
 import type { Logger } from '../log.js'
+import type { IbftStateStore } from './ibft/persist.js'
 import type { TxPool } from '../txpool/index.js'
 import {
   decodeExtra,
@@ -42,6 +43,8 @@ export interface IbftValidatorOptions {
   /** Sends a consensus message to the other validators. */
   broadcast(wire: Uint8Array): void
   log: Logger
+  /** Where the engine's votes survive a restart (`<datadir>/ibft-state.rlp`); none in unit tests. */
+  stateStore?: IbftStateStore
 }
 
 export class IbftValidator implements IbftBackend {
@@ -57,6 +60,7 @@ export class IbftValidator implements IbftBackend {
       roundTimeoutBaseMs: opts.roundTimeoutBaseMs,
       blockTimeMs: opts.blockTimeMs,
       log: opts.log,
+      stateStore: opts.stateStore,
     })
   }
 

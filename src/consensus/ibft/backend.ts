@@ -5,6 +5,7 @@
 import type { Logger } from '../../log.js'
 import type { HeightContext } from './certificates.js'
 import type { Signer } from './messages.js'
+import type { IbftStateStore } from './persist.js'
 
 /** A block decided by a quorum: what the backend inserts. */
 export interface Finalized {
@@ -59,6 +60,8 @@ export interface EngineOptions {
   blockTimeMs: number
   timers?: EngineTimers
   log?: Logger
+  /** Where votes are saved before they are sent and found again after a restart (persist.ts); none: kept in memory only. */
+  stateStore?: IbftStateStore
 }
 
 export type EngineState = 'idle' | 'new-round' | 'prepare' | 'commit' | 'final'

@@ -39,6 +39,7 @@ import {
   signRoundChange,
 } from './messages.js'
 import { roundTimeoutMs } from './proposer.js'
+import type { IbftStateStore, PersistedVote } from './persist.js'
 import { FutureMessages, HeightRounds, RoundMessages } from './roundState.js'
 import { recoverCommittedSeal, signCommittedSeal } from './seal.js'
 
@@ -71,6 +72,9 @@ export class IbftEngine {
   #prepared: { certificate: PreparedCertificate; proposal: Uint8Array } | undefined
   /** Our ROUND_CHANGE of the current round (re-sent while waiting). */
   #ownRoundChange: RoundChange | undefined
+  /** The PREPAREs and COMMITs we sent at this height: never a second block in one round (persist.ts). */
+  #votes: PersistedVote[] = []
+  readonly #store: IbftStateStore | undefined
   #roundTimer: unknown
   #proposeTimer: unknown
   #resendTimer: unknown
@@ -80,6 +84,7 @@ export class IbftEngine {
     this.#timers = opts.timers ?? REAL_TIMERS
     this.#log = opts.log ?? NO_LOG
     this.#me = bytesToHex(opts.signer.address)
+    this.#store = opts.stateStore
   }
 
   get height(): bigint {
@@ -99,6 +104,7 @@ export class IbftEngine {
     this.#rounds.clear()
     this.#prepared = undefined
     this.#ownRoundChange = undefined
+    this.#votes = []
     this.#sent.length = 0
     this.#height = height
     this.#round = 0n
@@ -108,8 +114,67 @@ export class IbftEngine {
       this.#future.take(height)
       return
     }
-    this.#enterRound(0n)
+    const resumeAt = this.#restore(height)
+    if (resumeAt === 0n) this.#enterRound(0n)
+    else this.#changeRound(resumeAt)
     for (const msg of this.#future.take(height)) this.deliver(msg)
+  }
+
+  /**
+   * Loads what this validator said at `height` before a restart (its votes, prepared certificate
+   * and round) and returns the round to resume at; 0 when there is nothing for this height.
+   */
+  #restore(height: bigint): bigint {
+    const saved = this.#store?.load()
+    if (saved === undefined || saved.height !== height) return 0n
+    this.#votes = saved.votes
+    if (saved.prepared !== undefined) {
+      try {
+        const rc = decodeMessage(saved.prepared)
+        if (rc.code === MessageCode.ROUND_CHANGE && rc.certificate !== undefined && rc.proposal !== undefined)
+          this.#prepared = { certificate: rc.certificate, proposal: rc.proposal }
+      } catch (err) {
+        this.#log.warn(`ibft: the saved prepared certificate does not decode: ${(err as Error).message}`)
+      }
+    }
+    const digest = this.#prepared === undefined ? 'none' : bytesToHex(this.#prepared.certificate.proposal.digest)
+    this.#log.info(
+      `ibft: resuming height ${height} at round ${saved.round} (${saved.votes.length} votes sent before the restart, prepared: ${digest})`,
+    )
+    return saved.round
+  }
+
+  /** The block we voted for with `code` in `round` at this height, if any. */
+  #votedFor(round: bigint, code: number): Uint8Array | undefined {
+    return this.#votes.find((v) => v.round === round && v.code === code)?.digest
+  }
+
+  /**
+   * Records a vote (or a round) before the message saying it leaves this node; false when it
+   * would contradict a vote already sent (another block in the same round).
+   */
+  #recordVote(round: bigint, code: number, digest: Uint8Array): boolean {
+    const earlier = this.#votedFor(round, code)
+    if (earlier !== undefined) {
+      if (equalsBytes(earlier, digest)) return true
+      this.#log.warn(
+        `ibft: height ${this.#height} round ${round}: not voting for ${bytesToHex(digest)}, already voted for ${bytesToHex(earlier)}`,
+      )
+      return false
+    }
+    this.#votes.push({ round, code, digest })
+    this.#persist()
+    return true
+  }
+
+  /** Saves height, round, votes and prepared certificate (write-ahead: before the message is sent). */
+  #persist(): void {
+    if (this.#store === undefined) return
+    const prepared =
+      this.#prepared === undefined
+        ? undefined
+        : encodeMessage(signRoundChange(this.#o.signer, this.#height, this.#round, this.#prepared))
+    this.#store.save({ height: this.#height, round: this.#round, votes: this.#votes, prepared })
   }
 
   /** A block up to `number` is in the chain: the sequence for its height (if running) is over. */
@@ -191,6 +256,7 @@ export class IbftEngine {
   /** Moves to `round` and asks for it with a ROUND_CHANGE carrying our latest PC. */
   #changeRound(round: bigint): void {
     this.#enterRound(round)
+    this.#persist()
     const rc = signRoundChange(this.#o.signer, this.#height, round, this.#prepared)
     this.#ownRoundChange = rc
     this.#send(rc)
@@ -260,6 +326,11 @@ export class IbftEngine {
 
   /** Sends our own PREPREPARE and accepts it without re-verifying (the backend built or verified it). */
   #propose(pp: PrePrepare): void {
+    const voted = this.#votedFor(pp.round, MessageCode.PREPARE)
+    if (voted !== undefined && !equalsBytes(voted, pp.digest)) {
+      this.#log.warn(`ibft: not proposing a second block in round ${pp.round} of height ${pp.height}`)
+      return
+    }
     this.#broadcast(encodeMessage(pp))
     this.#log.info(`ibft: proposed block ${pp.height} round ${pp.round} ${bytesToHex(pp.digest)}`)
     this.#accept(pp)
@@ -306,6 +377,7 @@ export class IbftEngine {
   /** new-round ─▶ prepare: the proposal is valid, vote for it. */
   #accept(pp: PrePrepare): void {
     if (this.#state !== 'new-round' || pp.round !== this.#round) return
+    if (!this.#recordVote(pp.round, MessageCode.PREPARE, pp.digest)) return
     const rs = this.#rounds.at(pp.round)
     rs.accepted = pp
     this.#state = 'prepare'
@@ -331,6 +403,7 @@ export class IbftEngine {
     if (votes.length < (this.#ctx as HeightContext).quorum) return
     const stripped: PrePrepare = { ...pp, proposal: new Uint8Array(0), rcc: [] }
     this.#prepared = { certificate: { proposal: stripped, prepares: votes }, proposal: pp.proposal }
+    if (!this.#recordVote(pp.round, MessageCode.COMMIT, pp.digest)) return
     this.#state = 'commit'
     const seal = signCommittedSeal(pp.digest, pp.round, this.#o.signer.key)
     this.#send(signCommit(this.#o.signer, pp.height, pp.round, pp.digest, seal))

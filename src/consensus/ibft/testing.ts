@@ -12,6 +12,7 @@ import { HeightContext } from './certificates.js'
 import { IbftEngine } from './engine.js'
 import { encodeExtra } from '../../chain/ibft/extra.js'
 import type { Signer } from './messages.js'
+import type { IbftStateStore } from './persist.js'
 import { privateKeyToAddress } from './seal.js'
 
 /** Round-timeout base of the test engines, ms. */
@@ -107,13 +108,19 @@ export class FakeBackend implements IbftBackend {
 }
 
 /** An engine for validator `index` over a FakeBackend and a ManualTimers clock. */
-export function makeEngine(index: number, timers = new ManualTimers(), backend = new FakeBackend()) {
+export function makeEngine(
+  index: number,
+  timers = new ManualTimers(),
+  backend = new FakeBackend(),
+  stateStore?: IbftStateStore,
+) {
   const engine = new IbftEngine({
     signer: SIGNERS[index] as Signer,
     backend,
     roundTimeoutBaseMs: TEST_BASE_MS,
     blockTimeMs: TEST_BLOCK_MS,
     timers,
+    stateStore,
   })
   return { engine, backend, timers }
 }
