@@ -288,6 +288,7 @@ fast_http = false
 max_response_bytes = 1000
 shutdown_grace = "1s"
 rate_limit = 50
+ready_max_lag_blocks = 5
 rate_limit_call = 5
 rate_limit_logs = 4
 rate_limit_debug = 1
@@ -384,6 +385,7 @@ trusted_proxies = ["127.0.0.1"]
       },
       chain: {
         tokenSymbol: 'TIBX',
+        readyMaxLagBlocks: 5,
         explorerUrl: 'https://scan.example.org',
         rpcUrls: ['https://rpc.example.org', 'wss://ws.example.org'],
         name: 'Test Chain',
@@ -456,7 +458,7 @@ trusted_proxies = ["127.0.0.1"]
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, header_timeout, read_timeout, idle_timeout, fast_http, max_response_bytes, shutdown_grace, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, max_connections_per_ip, header_timeout, read_timeout, idle_timeout, fast_http, max_response_bytes, shutdown_grace, ready_max_lag_blocks, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
     ],
     [
       'netwrk = "dev"\n',

@@ -48,6 +48,7 @@ const MAINNET = {
   },
   chain: {
     tokenSymbol: 'IBX',
+    readyMaxLagBlocks: 3,
     explorerUrl: '',
     rpcUrls: [],
     name: 'Ibex Mainnet',

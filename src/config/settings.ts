@@ -108,7 +108,11 @@ const LOOPBACK = '127.0.0.1'
 const HTTP_PORT = 8545
 /** Namespaces a public network serves by default, and the dev chain's (jsonrpc.api). */
 const PUBLIC_APIS: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool']
-const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal']
+const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat']
+/** Blocks one anvil_mine may seal: each is a committed, fsynced block (ms each), not one of hardhat's virtual ones. */
+const MINE_MAX_BLOCKS = 10_000
+/** The port every Ethereum tool tries first. */
+const HTTP_PORT = 8545
 /** The port geth and most clients listen for peers on. */
 const P2P_PORT = 30303
 
@@ -133,7 +137,7 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
   // public networks leave debug_* out (tracing is expensive; the spec gates it by configuration); the dev chain
   // serves it (cast run, forge's traces) and personal_* (the dev accounts sign), as anvil and hardhat do
-  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal' }),
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat (the last three only where [dev] cheats is on)' }),
   row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
   row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
   // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work
@@ -171,6 +175,8 @@ export const SETTINGS: readonly Setting[] = [
   // a bucket holds 2 s of its rate, so short bursts pass
   row({ key: 'jsonrpc.rate_burst', to: 'jsonrpc.rateLimit.burstMs', flag: 'rpc.ratelimit.burst', kind: duration(1), default: 2000, help: 'a client may burst this many seconds of its rates at once' }),
 
+  // src/ops/health.ts READY_MAX_LAG_BLOCKS: one block behind is a block in flight, three block times without one is a stopped chain
+  row({ key: 'jsonrpc.ready_max_lag_blocks', flag: 'rpc.ready-max-lag', kind: int(1, 1_000_000, 'BLOCKS'), default: 3, help: 'GET /ready: blocks a node may trail its chain (head age in block times, blocks behind its peers) and still answer 200' }),
   // a placeholder: the spec leaves the symbol open (<TOKEN_SYMBOL>)
   row({ key: 'chain.token_symbol', kind: SYMBOL, default: 'IBX', help: 'token symbol shown to wallets (placeholder until the launch name is set)' }),
   row({ key: 'chain.explorer_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'block explorer URL, for wallets and chain registries' }),
@@ -178,10 +184,6 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'chain.name', kind: text(), default: byPreset((p) => p.name), help: 'network name shown to wallets and in the chain registry' }),
   row({ key: 'chain.short_name', kind: text(), default: byPreset((p) => p.shortName), help: 'chain registry short name (EIP-3770 address prefix)' }),
   row({ key: 'chain.token_name', kind: text(), default: 'IBX', help: 'name of the native token, for wallets' }),
-  // anvil's and hardhat's habit: the dev chain's funded accounts (public keys of the test mnemonic) sign for
-  // their users. Never on chain ids 786/7860 (the node refuses to start); off on a --genesis chain unless set
-  row({ key: 'dev.unlocked_accounts', flag: 'dev.unlocked-accounts', kind: bool, default: byPreset((_, network) => network === 'dev'), help: 'the test mnemonic\'s ten accounts sign for clients: eth_accounts, eth_sendTransaction, eth_sign, eth_signTypedData_v4, personal_sign (refused on chain ids 786 and 7860)' }),
-
   row({ key: 'chain.info_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'project web page, for the chain registry' }),
   row({ key: 'chain.faucet_urls', kind: urls(HTTP_SCHEMES), default: [], help: 'faucet pages, for the chain registry (testnet)' }),
 
@@ -238,6 +240,13 @@ export const SETTINGS: readonly Setting[] = [
 ]
 
 /** OPTIONAL_SECTIONS: sections IbexConfig leaves undefined until one of their keys is set. */
+
+  // anvil's and hardhat's habit: the dev chain's funded accounts (public keys of the test mnemonic) sign for
+  // their users. Never on chain ids 786/7860 (the node refuses to start); off on a --genesis chain unless set
+  row({ key: 'dev.unlocked_accounts', flag: 'dev.unlocked-accounts', kind: bool, default: byPreset((_, network) => network === 'dev'), help: 'the test mnemonic\'s ten accounts sign for clients: eth_accounts, eth_sendTransaction, eth_sign, eth_signTypedData_v4, personal_sign (refused on chain ids 786 and 7860)' }),
+  // anvil's and hardhat's test controls; they rewrite the chain's state, so only where this node seals alone
+  row({ key: 'dev.cheats', flag: 'dev.cheats', kind: bool, default: unset('on for --network dev without --genesis, else off'), help: 'serve evm_mine, evm_increaseTime, evm_setNextBlockTimestamp and anvil_/hardhat_ mine, setBalance, setCode, setStorageAt, setNonce (namespaces evm, anvil, hardhat of [jsonrpc] api); refused on chain ids 786 and 7860 and where this node is not the sole validator' }),
+  row({ key: 'dev.mine_max_blocks', flag: 'dev.mine-max-blocks', kind: int(1, 1_000_000), default: MINE_MAX_BLOCKS, help: 'most blocks one anvil_mine / hardhat_mine seals (each is a committed block)' }),
 export const OPTIONAL_SECTIONS: readonly string[] = ['p2p']
 
 /** tomlKeyName renders a TOML key for messages and tables: `[jsonrpc] port` or `datadir`. */

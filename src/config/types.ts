@@ -13,7 +13,7 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export type LogFormat = 'json' | 'text'
 
 /** Namespaces the JSON-RPC server can expose (`bor`, the block-producer layer's, comes with its methods). */
-export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'personal'
+export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'personal' | 'evm' | 'anvil' | 'hardhat'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */
@@ -66,6 +66,8 @@ export interface JsonRpcConfig {
   shutdownGraceMs: number
   /** Per-client-IP request budgets (src/rpc/server/limits.ts). */
   rateLimit: RateLimitConfig
+  /** /ready: blocks a node may trail its chain (head age, behind peers) and stay ready (src/ops/health.ts). */
+  readyMaxLagBlocks: number
 }
 
 /** Token-bucket budgets per client IP, in requests per second (each batch item counts); 0 = no limit. */
