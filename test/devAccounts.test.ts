@@ -5,7 +5,13 @@
  * verifiers over what the node signed (personal_sign, eth_sign, eth_signTypedData_v4). On a testnet
  * node the same requests meet geth's answers for a node without unlocked accounts.
  */
-import { getAddress, JsonRpcProvider, Network, verifyMessage as ethersVerifyMessage, verifyTypedData as ethersVerifyTypedData } from 'ethers'
+import {
+  getAddress,
+  JsonRpcProvider,
+  Network,
+  verifyMessage as ethersVerifyMessage,
+  verifyTypedData as ethersVerifyTypedData,
+} from 'ethers'
 import {
   type Chain,
   createPublicClient,
@@ -76,7 +82,18 @@ describe('dev accounts on the dev preset', () => {
 
   it('cast send --unlocked sends 1 ether from account 0', async () => {
     const to = randomAddress()
-    const r = await cast(['send', '--unlocked', '--from', DEV0, to, '--value', '1ether', '--rpc-url', node.url, '--json'])
+    const r = await cast([
+      'send',
+      '--unlocked',
+      '--from',
+      DEV0,
+      to,
+      '--value',
+      '1ether',
+      '--rpc-url',
+      node.url,
+      '--json',
+    ])
     expect(r.code, r.stderr).toBe(0)
     const receipt = JSON.parse(r.stdout) as { status: string; from: string; type: string }
     expect(receipt.status).toBe('0x1')
@@ -87,7 +104,19 @@ describe('dev accounts on the dev preset', () => {
 
   it('cast send --unlocked --legacy sends a legacy transaction', async () => {
     const to = randomAddress()
-    const r = await cast(['send', '--unlocked', '--legacy', '--from', DEV1, to, '--value', '2wei', '--rpc-url', node.url, '--json'])
+    const r = await cast([
+      'send',
+      '--unlocked',
+      '--legacy',
+      '--from',
+      DEV1,
+      to,
+      '--value',
+      '2wei',
+      '--rpc-url',
+      node.url,
+      '--json',
+    ])
     expect(r.code, r.stderr).toBe(0)
     const receipt = JSON.parse(r.stdout) as { status: string; type: string }
     expect(receipt).toMatchObject({ status: '0x1', type: '0x0' })
@@ -110,7 +139,10 @@ describe('dev accounts on the dev preset', () => {
     expect(['1b', '1c']).toContain(signature.slice(-2))
     expect(await verifyMessage({ address: DEV0, message, signature })).toBe(true)
     // the same digest through eth_sign (address first)
-    const viaEthSign = await rpc<`0x${string}`>(node.url, 'eth_sign', [DEV0, `0x${Buffer.from(message).toString('hex')}`])
+    const viaEthSign = await rpc<`0x${string}`>(node.url, 'eth_sign', [
+      DEV0,
+      `0x${Buffer.from(message).toString('hex')}`,
+    ])
     expect(viaEthSign).toBe(signature)
     const raw = await wallet.signMessage({ message: { raw: '0xdeadbeef' } })
     expect(await recoverMessageAddress({ message: { raw: '0xdeadbeef' }, signature: raw })).toBe(DEV0)
@@ -141,7 +173,11 @@ describe('dev accounts on the dev preset', () => {
 
   it('ethers: JsonRpcSigner sends, signs a message and signs typed data', async () => {
     const network = Network.from(DEV_CHAIN_ID)
-    const provider = new JsonRpcProvider(node.url, network, { staticNetwork: network, pollingInterval: 50, cacheTimeout: -1 })
+    const provider = new JsonRpcProvider(node.url, network, {
+      staticNetwork: network,
+      pollingInterval: 50,
+      cacheTimeout: -1,
+    })
     try {
       const signer = await provider.getSigner(0)
       expect(signer.address).toBe(DEV0)
@@ -165,7 +201,9 @@ describe('dev accounts on the dev preset', () => {
   })
 
   it('refuses a sender the node holds no key for, and conflicting fee fields, in geth words', async () => {
-    const stranger = await rpcResponse(node.url, 'eth_sendTransaction', [{ from: randomAddress(), to: DEV1, value: '0x1' }])
+    const stranger = await rpcResponse(node.url, 'eth_sendTransaction', [
+      { from: randomAddress(), to: DEV1, value: '0x1' },
+    ])
     expect(stranger.error).toEqual({ code: -32000, message: 'unknown account' })
     const both = await rpcResponse(node.url, 'eth_sendTransaction', [
       { from: DEV0, to: DEV1, gasPrice: '0x3b9aca00', maxFeePerGas: '0x3b9aca00' },
@@ -200,13 +238,17 @@ describe('no unlocked accounts on the testnet preset', () => {
     expect(send.error).toEqual({ code: -32000, message: 'unknown account' })
     const sign = await rpcResponse(node.url, 'eth_sign', [DEV0, '0x00'])
     expect(sign.error).toEqual({ code: -32000, message: 'unknown account' })
-    const typed = await rpcResponse(node.url, 'eth_signTypedData_v4', [DEV0, '{}'])
-    expect(typed.error?.code).toBe(-32000)
+    const typedData = { types: MAIL_TYPES, primaryType: 'Mail', domain: MAIL_DOMAIN, message: MAIL }
+    const typed = await rpcResponse(node.url, 'eth_signTypedData_v4', [DEV0, JSON.stringify(typedData)])
+    expect(typed.error).toEqual({ code: -32000, message: 'unknown account' })
   })
 
   it('serves neither personal nor debug unless configured', async () => {
     const personal = await rpcResponse(node.url, 'personal_sign', ['0x00', DEV0])
-    expect(personal.error).toEqual({ code: -32601, message: 'the method personal_sign does not exist/is not available' })
+    expect(personal.error).toEqual({
+      code: -32601,
+      message: 'the method personal_sign does not exist/is not available',
+    })
     const debug = await rpcResponse(node.url, 'debug_getRawHeader', ['0x0'])
     expect(debug.error?.code).toBe(-32601)
   })

@@ -196,7 +196,7 @@ describe('flags', () => {
     [['start', '--http.port=70000'], 'invalid --http.port "70000": expected an integer 0-65535'],
     [
       ['start', '--http.api', 'eth,foo'],
-      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug)',
+      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal)',
     ],
     [['start', '--network', 'devnet'], 'invalid --network "devnet": expected one of: dev, testnet, mainnet'],
     [['start', '--block-time', '2m'], 'invalid --block-time "2m": expected a duration such as 0, 2, 1.5, 2s or 500ms'],
@@ -344,6 +344,8 @@ port = 8081
 state_file = "f.json"
 trusted_proxies = ["127.0.0.1"]
 `
+[dev]
+unlocked_accounts = true
 
   it('reads every key; paths resolve against the file', () => {
     const file = toml('full.toml', full)
@@ -421,6 +423,7 @@ trusted_proxies = ["127.0.0.1"]
       },
     })
   })
+      dev: { unlockedAccounts: true },
 
   it('flags override the file; the network decides the defaults of what neither sets', () => {
     const file = toml('prec.toml', 'network = "dev"\n[jsonrpc]\nport = 9000\nhost = "0.0.0.0"\n')
@@ -451,7 +454,7 @@ trusted_proxies = ["127.0.0.1"]
   it.each([
     [
       '[jsonrpc]\napi = ["eth", "foo"]\n',
-      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug)',
+      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal)',
     ],
     ['[jsonrpc]\nport = "abc"\n', '[jsonrpc] port: expected an integer 0-65535, got "abc"'],
     ['[jsonrpc]\nport = 1.5\n', '[jsonrpc] port: expected an integer 0-65535, got 1.5'],

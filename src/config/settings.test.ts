@@ -10,6 +10,9 @@ import { OPTIONAL_SECTIONS, SETTINGS } from './settings.js'
 
 const load = (...argv: string[]) => loadConfig(argv, {})
 
+/** The dev chain serves debug (cast run) and personal (its accounts sign) besides the public networks' namespaces. */
+const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal']
+
 /** Every default as it stood before the settings became one table (mainnet; other presets below). */
 const MAINNET = {
   network: 'mainnet',
@@ -92,6 +95,7 @@ const MAINNET = {
     trustedProxies: [],
   },
 }
+  dev: { unlockedAccounts: false },
 
 describe('the settings table', () => {
   it('builds the same defaults as before, for every preset and for --genesis', () => {
@@ -108,11 +112,16 @@ describe('the settings table', () => {
       network: 'dev',
       datadir: './data/dev',
       blockTimeMs: 0,
-      jsonrpc: { ...MAINNET.jsonrpc, corsOrigins: ['*'], rateLimit: off },
+      jsonrpc: { ...MAINNET.jsonrpc, api: DEV_APIS, corsOrigins: ['*'], maxConnectionsPerIp: 0, rateLimit: off },
       chain: { ...MAINNET.chain, name: 'Ibex Dev', shortName: 'ibex-dev' },
       txpool: { ...MAINNET.txpool, priceLimit: 0n },
     })
+      dev: { unlockedAccounts: true },
     expect(load('start', '--genesis', 'g.json').config).toEqual({
+    // --network dev with --genesis: a chain of one's own does not sign with the public mnemonic unless set
+    expect(load('start', '--network', 'dev', '--genesis', 'g.json').config.dev.unlockedAccounts).toBe(false)
+    const asked = load('start', '--network', 'dev', '--genesis', 'g.json', '--dev.unlocked-accounts=true')
+    expect(asked.config.dev.unlockedAccounts).toBe(true)
       ...MAINNET,
       genesisFile: 'g.json',
       datadir: './data/custom',
@@ -124,7 +133,7 @@ describe('the settings table', () => {
     const a = defaultConfig('dev')
     a.jsonrpc.api.push('debug')
     a.jsonrpc.corsOrigins.push('x')
-    expect(defaultConfig('dev').jsonrpc).toMatchObject({ api: MAINNET.jsonrpc.api, corsOrigins: ['*'] })
+    expect(defaultConfig('dev').jsonrpc).toMatchObject({ api: DEV_APIS, corsOrigins: ['*'] })
     expect(Object.isFrozen(DEFAULT_CONFIG.jsonrpc.api)).toBe(true)
   })
 
@@ -186,6 +195,18 @@ describe('chain defaults at start', () => {
   })
 
   it('a chain without IBFT keeps geth price limit (1 wei) unless one was set', () => {
+  it('refuses unlocked dev accounts on the public chain ids, whatever the preset said', () => {
+    const dev = defaultConfig('dev')
+    for (const chainId of [786n, 7860n]) {
+      expect(() => settleChainDefaults(dev, { chainId, ibft: true })).toThrow(
+        `[dev] unlocked_accounts is refused on chain ${chainId}: the test mnemonic's keys are public`,
+      )
+    }
+    expect(settleChainDefaults(dev, { chainId: 1337n, ibft: true }).dev.unlockedAccounts).toBe(true)
+    const asked = load('start', '--network', 'testnet', '--dev.unlocked-accounts=true').config
+    expect(() => settleChainDefaults(asked, { chainId: 7860n, ibft: true })).toThrow('[dev] unlocked_accounts is refused')
+  })
+
     expect(settleChainDefaults(mainnet, { chainId: 786n, ibft: false }).txpool.priceLimit).toBe(1n)
     const dev = defaultConfig('dev')
     expect(settleChainDefaults(dev, { chainId: 1337n, ibft: false }).txpool.priceLimit).toBe(1n)
