@@ -281,6 +281,7 @@ ws_max_buffered_bytes = 65536
 vhosts = ["rpc.example.org", "*"]
 trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]
 max_connections = 10
+max_connections_per_ip = 8
 header_timeout = "2s"
 read_timeout = "4s"
 idle_timeout = "5s"
@@ -377,6 +378,7 @@ unlocked_accounts = true
         vhosts: ['rpc.example.org', '*'],
         trustedProxies: ['127.0.0.1', '10.0.0.0/8'],
         maxConnections: 10,
+        maxConnectionsPerIp: 8,
         headerTimeoutMs: 2000,
         readTimeoutMs: 4000,
         idleTimeoutMs: 5000,

@@ -41,6 +41,7 @@ const MAINNET = {
     vhosts: ['localhost'],
     trustedProxies: [],
     maxConnections: 2000,
+    maxConnectionsPerIp: 64,
     headerTimeoutMs: 10_000,
     readTimeoutMs: 30_000,
     idleTimeoutMs: 120_000,

@@ -100,6 +100,8 @@ const ETHER = 10n ** 18n
 const MAX_EXEC_WORKERS = 256
 /** IBFT_MIN_ROUND_TIMEOUT_MS (100 ms): below it a round ends before a proposal can cross the network and execute. */
 const IBFT_MIN_ROUND_TIMEOUT_MS = 100
+/** Connections one client address may hold on a public network's RPC port (jsonrpc.max_connections_per_ip). */
+const MAX_CONNECTIONS_PER_IP_PUBLIC = 64
 /** A per-second request budget: 0 (no limit) to a million. */
 const budget = int(0, 1_000_000)
 /** Loopback only: serving the world is a deliberate act (set 0.0.0.0). */
@@ -159,6 +161,9 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.trusted_proxies', flag: 'rpc.trusted-proxies', kind: list(parseProxies), default: [], help: 'reverse proxies (IPs, CIDRs) whose X-Forwarded-For names the client for rate limits' }),
   // far above what a few thousand clients keep open, far below LimitNOFILE (65536)
   row({ key: 'jsonrpc.max_connections', flag: 'rpc.max-connections', kind: int(0), default: 2000, help: 'most open HTTP and WebSocket connections; more are closed at once (0 = no limit)' }),
+  // MAX_CONNECTIONS_PER_IP_PUBLIC (64): ten times a browser's six, room for a NAT'd office or an indexer's pool, while
+  // one address holds at most 3% of max_connections; the dev chain serves its one user (and load tests) unlimited
+  row({ key: 'jsonrpc.max_connections_per_ip', flag: 'rpc.max-connections-per-ip', kind: int(0), default: byPreset((_, network) => (network === 'dev' ? 0 : MAX_CONNECTIONS_PER_IP_PUBLIC)), help: 'most open HTTP and WebSocket connections from one client address (IPv6: one /64); more are closed at accept; trusted proxies are exempt (0 = no limit)' }),
   // 10 s of headers is a slowloris, not a slow link; read and idle timeouts are geth's
   row({ key: 'jsonrpc.header_timeout', to: 'jsonrpc.headerTimeoutMs', flag: 'rpc.header-timeout', kind: duration(100), default: 10_000, help: 'a client must send its request headers within this (slow clients are cut: 408)' }),
   row({ key: 'jsonrpc.read_timeout', to: 'jsonrpc.readTimeoutMs', flag: 'rpc.read-timeout', kind: duration(100), default: 30_000, help: 'a client must send a whole request within this (at least the header timeout)' }),

@@ -52,6 +52,8 @@ export interface JsonRpcConfig {
   trustedProxies: string[]
   /** Most open HTTP/WS connections; more are closed at once. 0 = no limit. */
   maxConnections: number
+  /** Most open HTTP/WS connections from one client address (IPv6: one /64); more are closed at accept. 0 = no limit. */
+  maxConnectionsPerIp: number
   /** Time allowed to receive a request's headers, ms. */
   headerTimeoutMs: number
   /** Time allowed to receive a whole request (headers and body), ms. */

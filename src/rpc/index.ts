@@ -69,6 +69,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     trustedProxies: rpc.trustedProxies,
     rateLimit: rpc.rateLimit,
     maxConnections: rpc.maxConnections,
+    maxConnectionsPerIp: rpc.maxConnectionsPerIp,
     headerTimeoutMs: rpc.headerTimeoutMs,
     readTimeoutMs: rpc.readTimeoutMs,
     idleTimeoutMs: rpc.idleTimeoutMs,
@@ -103,6 +104,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     maxPayloadBytes: rpc.maxBodyBytes,
     maxBufferedBytes: rpc.wsMaxBufferedBytes,
     cors: CorsPolicy.fromOrigins(rpc.corsOrigins),
+    budgets: server.budgets,
     createSession: (send) => new EthSubscriptionSession(backend.events, send, ethServed),
   })
   const { url } = await server.start()

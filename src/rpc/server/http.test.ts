@@ -275,6 +275,45 @@ describe('RpcHttpServer CORS settings and shutdown', () => {
     await server.stop()
   })
 
+  it('answers an unknown or unserved debug_* method -32601, not -32005 of the debug budget', async () => {
+    const debug: Namespace<Ctx> = { name: 'debug', methods: { debug_ping: { params: [], handler: () => 'pong' } } }
+    // one debug call per 10 s: the test cannot outlast a refill
+    const rateLimit = { requests: 0, call: 0, logs: 0, debug: 0.1, burstMs: 1000 }
+    for (const enabledApis of [['eth'], ['eth', 'debug']] as const) {
+      const server = new RpcHttpServer<Ctx>({
+        ...options,
+        namespaces: [eth, debug],
+        enabledApis,
+        corsOrigins: [],
+        rateLimit,
+      })
+      const { url } = await server.start()
+      const method = enabledApis.length === 1 ? 'debug_ping' : 'debug_nope'
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, (_, id) => send(url, { headers: json, body: call(method, [], id) })),
+      )
+      for (const a of answers) {
+        expect(a.status).toBe(200)
+        expect(JSON.parse(a.body).error).toEqual({
+          code: -32601,
+          message: `the method ${method} does not exist/is not available`,
+        })
+      }
+      if (enabledApis.length === 2) {
+        // a served debug method still draws on the budget
+        const served = await Promise.all(
+          Array.from({ length: 3 }, (_, id) => send(url, { headers: json, body: call('debug_ping', [], id) })),
+        )
+        expect(served.map((a) => a.status).sort()).toEqual([200, 429, 429])
+        expect(JSON.parse(served.find((a) => a.status === 429)?.body ?? '{}').error).toMatchObject({
+          code: -32005,
+          data: { budget: 'debug' },
+        })
+      }
+      await server.stop()
+    }
+  })
+
   it('stops promptly with an idle keep-alive connection open, and twice', async () => {
     const server = new RpcHttpServer<Ctx>({ ...options, enabledApis: ['eth'], corsOrigins: [] })
     const { url } = await server.start()

@@ -12,7 +12,10 @@
  * Public-endpoint protection (limits.ts), when configured: a Host outside the vhosts list is 403
  * `invalid host specified` before anything else; a body is parsed here, its items counted against
  * the client IP's token buckets and, over budget, answered 429 with Retry-After and -32005 per
- * call; connections over `maxConnections` are closed at once; slow headers/bodies time out.
+ * call; connections over `maxConnections`, or over `maxConnectionsPerIp` from one address
+ * (connections.ts), are closed at accept; a connection that sends no complete request head within
+ * the header timeout (counted from accept, then from each next request's first byte) is cut with
+ * 408, slow bodies at the read timeout. WebSocket messages draw on the same budgets (`budgets`, ws.ts).
  * stop() drains: new connections are refused, answers carry `Connection: close`, requests still
  * running after the grace period are cut (and counted).
  *
@@ -24,11 +27,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { RateLimitConfig, RpcNamespace } from '../../config/types.js'
 import type { Namespace } from '../types.js'
+import { ConnectionCap } from './connections.js'
 import { CorsPolicy } from './cors.js'
 import { type Answer, type CallObserver, RpcDispatcher } from './dispatch.js'
 import {
   clientAddress,
   clientAddressOf,
+  type ClientBudgets,
   countCalls,
   limitExceededBody,
   ProxyList,
@@ -82,6 +87,8 @@ export interface RpcHttpServerOptions<Ctx> {
   rateLimit?: RateLimitConfig
   /** Most open connections; 0 or absent = no limit. */
   maxConnections?: number
+  /** Most open connections from one client address (an IPv6 /64), trusted proxies exempt; 0 or absent = no limit. */
+  maxConnectionsPerIp?: number
   headerTimeoutMs?: number
   readTimeoutMs?: number
   idleTimeoutMs?: number
@@ -190,7 +197,7 @@ function onBodyError(this: ReadingRequest): void {
 
 const NO_HEADERS: readonly string[] = []
 
-export class RpcHttpServer<Ctx> implements WireHandler {
+export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
   readonly maxBodyBytes: number
   private readonly host: string
   private readonly port: number
@@ -207,6 +214,8 @@ export class RpcHttpServer<Ctx> implements WireHandler {
   private readonly shutdownGraceMs: number
   /** The fast path in front of node:http; undefined when off. */
   private readonly wire: WireFront | undefined
+  /** The per-address connection cap; undefined when off. */
+  readonly connectionCap: ConnectionCap | undefined
   /** POSTs whose answer is not out yet. */
   private inFlight = 0
   private draining = false
@@ -253,6 +262,27 @@ export class RpcHttpServer<Ctx> implements WireHandler {
             readTimeoutMs: readTimeout,
             idleTimeoutMs: options.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS,
           })
+    // last: it must run before the fast path's (or node:http's) connection listener
+    this.connectionCap = ConnectionCap.install(this.server, options.maxConnectionsPerIp ?? 0, this.proxies)
+  }
+
+  /** The per-IP budgets for the WebSocket transport; undefined when no budget is set. */
+  get budgets(): ClientBudgets | undefined {
+    return this.limiter === undefined ? undefined : this
+  }
+
+  /** @internal ClientBudgets: the client IP of a WebSocket upgrade. */
+  clientOf(req: IncomingMessage): string {
+    return clientAddress(req, this.proxies)
+  }
+
+  /** @internal ClientBudgets: charges one body or message, telling metrics of a refusal. */
+  admit(client: string, parsed: unknown): Refusal | undefined {
+    const limiter = this.limiter
+    if (limiter === undefined) return undefined
+    const refusal = limiter.admit(client, countCalls(parsed, this.dispatcher.methods), Date.now())
+    if (refusal !== undefined) this.metrics?.limited(parsed, refusal)
+    return refusal
   }
 
   /** True when plain POSTs take the fast path (wire.ts). */
@@ -434,11 +464,9 @@ export class RpcHttpServer<Ctx> implements WireHandler {
         // not JSON (or blank): the dispatcher's own answer, charged as one request
         parsed = undefined
       }
-      const counts = countCalls(parsed)
       if (Array.isArray(parsed)) this.metrics?.batch(parsed.length)
-      const refusal = this.limiter?.admit(client, counts, Date.now())
+      const refusal = this.admit(client, parsed)
       if (refusal !== undefined) {
-        this.metrics?.limited(parsed, refusal)
         reply.json(429, limitExceededBody(parsed, refusal), [
           ...headers,
           'Retry-After',

@@ -5,9 +5,13 @@
  *           ─▶ client IP: the peer, or — when the peer is a trusted proxy — the rightmost
  *              X-Forwarded-For entry that is not a trusted proxy (ProxyList / clientAddress)
  *           ─▶ body parsed ─▶ countCalls: every batch item counts once in `requests`, and
- *              expensive ones also in their class (call, logs, debug)
+ *              expensive ones the port serves also in their class (call, logs, debug); a method
+ *              the port does not serve costs only its request and is answered -32601
  *           ─▶ RateLimiter.admit(ip, counts): a token bucket per IP and class ─no─▶ 429,
  *              Retry-After, -32005 `limit exceeded` for each call
+ *
+ * WebSocket messages (ws.ts) are counted and charged the same way, to the same buckets: one budget
+ * per client IP across both transports; a refused message is answered with the same -32005 objects.
  *
  * What always holds:
  *  - a bucket refills at its rate up to `rate × burst`; a request is admitted when every bucket
@@ -49,16 +53,23 @@ export function callClass(method: unknown): CallClass {
   return CallClass.Plain
 }
 
-/** What one HTTP body costs: items in all, and per expensive class. */
+/** The methods a port serves (the dispatcher's table): only those draw on an expensive budget. */
+export interface ServedMethods {
+  has(method: string): boolean
+}
+
+/** What one HTTP body or WebSocket message costs: items in all, and per expensive class. */
 export class CallCounts {
   total = 0
   call = 0
   logs = 0
   debug = 0
 
-  add(msg: unknown): void {
+  /** Counts one message; with `served`, a method outside it costs only its request (it is answered -32601, not run). */
+  add(msg: unknown, served?: ServedMethods): void {
     this.total++
     const method = typeof msg === 'object' && msg !== null ? (msg as { method?: unknown }).method : undefined
+    if (served !== undefined && (typeof method !== 'string' || !served.has(method))) return
     switch (callClass(method)) {
       case CallClass.Call:
         this.call++
@@ -73,11 +84,11 @@ export class CallCounts {
   }
 }
 
-/** countCalls: the cost of a parsed body (a batch counts each item). */
-export function countCalls(parsed: unknown): CallCounts {
+/** countCalls: the cost of a parsed body (a batch counts each item); see CallCounts.add for `served`. */
+export function countCalls(parsed: unknown, served?: ServedMethods): CallCounts {
   const counts = new CallCounts()
-  if (Array.isArray(parsed)) for (const item of parsed) counts.add(item)
-  else counts.add(parsed)
+  if (Array.isArray(parsed)) for (const item of parsed) counts.add(item, served)
+  else counts.add(parsed, served)
   return counts
 }
 
@@ -89,6 +100,14 @@ class ClientBuckets {
     this.tokens = Float64Array.from(capacities)
     this.updatedMs = nowMs
   }
+}
+
+/** The per-IP budgets as the WebSocket transport uses them (ws.ts); RpcHttpServer (http.ts) implements it: one set of buckets with HTTP. */
+export interface ClientBudgets {
+  /** The IP a connection's messages are charged to (X-Forwarded-For of its upgrade from a trusted proxy honoured). */
+  clientOf(req: IncomingMessage): string
+  /** Charges a parsed message (undefined: not JSON) to `client`: undefined when admitted, else the refusal (nothing charged). */
+  admit(client: string, parsed: unknown): Refusal | undefined
 }
 
 /** Which limit refused a request, and for how long. */

@@ -212,7 +212,11 @@ describe('HTTP fast path (wire.ts) against node:http alone', () => {
     ['header folded over two lines', post(call('eth_chainId'), ['X-Note: a', ' b']), 1],
     ['HTTP/1.0', post(call('eth_chainId')).replace('HTTP/1.1', 'HTTP/1.0'), 1],
     ['bare LF line ends: 400 at once', post(call('eth_chainId')).replace(/\r\n/g, '\n'), 1],
-    ['bare LF in one header line: 400 at once', post(call('eth_chainId')).replace('Host: localhost\r\n', 'Host: localhost\n'), 1],
+    [
+      'bare LF in one header line: 400 at once',
+      post(call('eth_chainId')).replace('Host: localhost\r\n', 'Host: localhost\n'),
+      1,
+    ],
     ['bare CR in the head: 400 at once', 'POST / HTTP/1.1\rHost: localhost\r\n', 1],
     [
       'OPTIONS preflight then POST',

@@ -212,7 +212,8 @@ function onWireDrain(this: WireSocket): void {
  */
 function hasLoneLineEnd(buf: Buffer): boolean {
   for (let i = buf.indexOf(LF); i >= 0; i = buf.indexOf(LF, i + 1)) if (i === 0 || buf[i - 1] !== CR) return true
-  for (let i = buf.indexOf(CR); i >= 0; i = buf.indexOf(CR, i + 1)) if (i + 1 < buf.length && buf[i + 1] !== LF) return true
+  for (let i = buf.indexOf(CR); i >= 0; i = buf.indexOf(CR, i + 1))
+    if (i + 1 < buf.length && buf[i + 1] !== LF) return true
   return false
 }
 

@@ -5,7 +5,11 @@
  * work and `eth_subscribe` / `eth_unsubscribe` manage the connection's subscriptions.
  *
  *   upgrade ─▶ Origin allowed by the CORS list (or absent)? ─no─▶ 403
- *           ─▶ connection: message ─▶ dispatcher.handleBody(text, session) ─▶ send answer
+ *           ─▶ connection (its client IP fixed at the upgrade, as HTTP finds it)
+ *   message ─▶ budgets set? ─▶ parsed, charged to the client IP's buckets — the same ones its HTTP
+ *                              requests draw on ─over─▶ answer: -32005 `limit exceeded` per call,
+ *                              exactly HTTP's 429 body (no status line in a WebSocket)
+ *           ─▶ dispatcher (text or parsed, with the session) ─▶ send answer
  *                                                          └─▶ session.activate() (notifications may flow)
  *   send(text): more than `ws_max_buffered_bytes` still unsent ─▶ the client is too slow: terminate
  *   every WS_PING_INTERVAL_MS a ping; no pong by the next one ─▶ terminate
@@ -16,6 +20,7 @@ import type { Duplex } from 'node:stream'
 import { type RawData, type WebSocket, WebSocketServer } from 'ws'
 import type { CorsPolicy } from './cors.js'
 import type { RpcDispatcher, RpcSession } from './dispatch.js'
+import { type ClientBudgets, limitExceededBody } from './limits.js'
 
 /** A silent peer is pinged this often and dropped when the previous ping went unanswered (geth: 30 s). */
 export const WS_PING_INTERVAL_MS = 30_000
@@ -36,6 +41,8 @@ export interface RpcWebSocketOptions<Ctx> {
   /** A client with more unsent bytes than this is disconnected. */
   maxBufferedBytes: number
   cors: CorsPolicy | undefined
+  /** The per-IP budgets shared with HTTP (RpcHttpServer.budgets); absent = none. */
+  budgets?: ClientBudgets
   /** Makes the session of a new connection; `send` delivers one text frame (buffer-bounded). */
   createSession(send: (text: string) => void): WsSession
 }
@@ -43,9 +50,17 @@ export interface RpcWebSocketOptions<Ctx> {
 class Connection {
   readonly ws: WebSocket
   readonly session: WsSession
+  /** The IP the budgets charge ('' when there are none). */
+  readonly client: string
   alive = true
-  constructor(ws: WebSocket, createSession: (send: (text: string) => void) => WsSession, maxBuffered: number) {
+  constructor(
+    ws: WebSocket,
+    client: string,
+    createSession: (send: (text: string) => void) => WsSession,
+    maxBuffered: number,
+  ) {
     this.ws = ws
+    this.client = client
     this.session = createSession((text) => sendBounded(ws, text, maxBuffered))
   }
 }
@@ -99,11 +114,12 @@ export class RpcWebSocketServer<Ctx> {
       refuse(socket, '403 Forbidden')
       return
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws))
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws, req))
   }
 
-  #onConnection(ws: WebSocket): void {
-    const conn = new Connection(ws, this.#o.createSession, this.#o.maxBufferedBytes)
+  #onConnection(ws: WebSocket, req: IncomingMessage): void {
+    const client = this.#o.budgets === undefined ? '' : this.#o.budgets.clientOf(req)
+    const conn = new Connection(ws, client, this.#o.createSession, this.#o.maxBufferedBytes)
     this.#connections.add(conn)
     ws.on('message', (data: RawData) => this.#onMessage(conn, data))
     ws.on('pong', () => {
@@ -119,8 +135,29 @@ export class RpcWebSocketServer<Ctx> {
   #onMessage(conn: Connection, data: RawData): void {
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)
     const text = bytes.toString('utf8')
-    void this.#o.dispatcher.handleBody(text, conn.session).then((answer) => {
-      if (answer !== undefined) sendBounded(conn.ws, answer, this.#o.maxBufferedBytes)
+    const budgets = this.#o.budgets
+    let answer: Promise<string | undefined>
+    if (budgets === undefined) answer = this.#o.dispatcher.handleBody(text, conn.session)
+    else {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        // not JSON (or blank): the dispatcher's own answer, charged as one request, as over HTTP
+        parsed = undefined
+      }
+      const refusal = budgets.admit(conn.client, parsed)
+      if (refusal !== undefined) {
+        sendBounded(conn.ws, limitExceededBody(parsed, refusal), this.#o.maxBufferedBytes)
+        return
+      }
+      answer =
+        parsed === undefined
+          ? this.#o.dispatcher.handleBody(text, conn.session)
+          : this.#o.dispatcher.handleParsed(parsed, conn.session)
+    }
+    void answer.then((out) => {
+      if (out !== undefined) sendBounded(conn.ws, out, this.#o.maxBufferedBytes)
       conn.session.activate()
     })
   }
