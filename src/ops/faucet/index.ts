@@ -139,6 +139,8 @@ export class Faucet {
       answer = { status: 500, body: { error: 'internal error' } }
     }
     res.statusCode = answer.status
+    // the rest of a too-large body is not read: the connection ends with this answer
+    if (answer.status === 413) res.setHeader('Connection', 'close')
     res.setHeader('Content-Type', 'application/json')
     if (answer.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(answer.retryAfterSeconds))
     res.end(JSON.stringify(answer.body))
@@ -234,16 +236,27 @@ export class Faucet {
   }
 }
 
-/** The request body as text, or undefined when over FAUCET_MAX_BODY_BYTES. */
+/**
+ * The request body as text, or undefined when over FAUCET_MAX_BODY_BYTES (declared or counted).
+ * An oversized body is drained, not the socket destroyed: destroying it resets the connection
+ * before the 413 can reach the client.
+ */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > FAUCET_MAX_BODY_BYTES) {
+      req.resume()
+      resolve(undefined)
+      return
+    }
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > FAUCET_MAX_BODY_BYTES) {
+        chunks.length = 0
+        req.removeAllListeners('data')
+        req.resume()
         resolve(undefined)
-        req.destroy()
         return
       }
       chunks.push(chunk)
