@@ -14,9 +14,18 @@ import { createTx } from '@ethereumjs/tx'
 import { Address, bytesToHex, createContractAddress, hexToBytes } from '@ethereumjs/util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { devAccounts } from '../config/accounts.js'
-import { call } from './call.js'
 import { callStateFor } from './callState.js'
-import { ExecutionError, ExecutionRevertedError, IntrinsicGasError } from './errors.js'
+import { call, estimateGas } from './call.js'
+import {
+  ExecutionError,
+  ExecutionRevertedError,
+  FeeStylesConflictError,
+  GasAllowanceExceededError,
+  InsufficientFundsForTransferError,
+  IntrinsicGasError,
+  senderText,
+  TipAboveFeeCapError,
+} from './errors.js'
 import { keepFullFrameResults } from './patches.js'
 import { type CallRequest, type Env, type MessageOptions, runMessage } from './runMessage.js'
 import { openTestChain, validateTransaction } from '../../test/helpers/chain.js'
@@ -216,6 +225,52 @@ describe('eth_call: the fast layer against the ethereumjs layer', () => {
 function pick(o: { returnValue: Uint8Array; error: string | undefined; reverted: boolean }) {
   return { returnValue: bytesToHex(o.returnValue), error: o.error, reverted: o.reverted }
 }
+
+describe("eth_call and eth_estimateGas: geth's call defaults (found by test/callFuzz.test.ts)", () => {
+  it('refuse both fee styles, read a lone tip against a fee cap of 0, ignore the nonce, word a 256-bit overflow', async () => {
+    const s = await setup()
+    const limits = { gasCap: 50_000_000n, timeoutMs: 5_000 }
+    const to = s.probe
+    const both = { from: s.from, to, gasPrice: 0n, maxFeePerGas: 0n }
+    await expect(call(s.env, both, limits)).rejects.toEqual(new FeeStylesConflictError())
+    await expect(estimateGas(s.env, both, limits)).rejects.toThrow(
+      'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+    )
+    // a huge lone tip used to reach the transaction builder and take the worker down
+    const tip = 1n << 255n
+    await expect(call(s.env, { from: s.from, to, maxPriorityFeePerGas: tip }, limits)).rejects.toEqual(
+      new TipAboveFeeCapError(senderText(s.from), tip, 0n),
+    )
+    // geth skips nonce checks for calls: a nonce no transaction can carry changes nothing
+    const maxNonce = (1n << 64n) - 1n
+    const plain = await call(s.env, { from: s.from, to }, limits)
+    const fees = { maxFeePerGas: 10n ** 10n }
+    expect(await call(s.env, { from: s.from, to, nonce: maxNonce }, limits)).toEqual(plain)
+    expect((await call(s.env, { from: s.from, to, nonce: maxNonce, ...fees }, limits)).length).toBe(plain.length)
+    await expect(call(s.env, { from: s.from, to, maxFeePerGas: 1n << 255n }, limits)).rejects.toThrow(
+      `insufficient funds for gas * price + value: address ${senderText(s.from)} required balance exceeds 256 bits`,
+    )
+    await s.chain.db.close()
+  })
+
+  it("follows geth's estimator on funds and allowance", async () => {
+    const s = await setup()
+    const limits = { gasCap: 50_000_000n, timeoutMs: 5_000 }
+    const empty = new Uint8Array(20).fill(0x77)
+    const price = { maxFeePerGas: 10n ** 10n }
+    // with a fee, an empty sender cannot move even a value of 0
+    await expect(estimateGas(s.env, { from: empty, to: s.probe, ...price }, limits)).rejects.toEqual(
+      new InsufficientFundsForTransferError(),
+    )
+    // a fee so high that no gas is affordable: the attempt at 0 gas fails, as in geth's estimator
+    await expect(estimateGas(s.env, { from: s.from, to: s.probe, maxFeePerGas: 1n << 255n }, limits)).rejects.toEqual(
+      new GasAllowanceExceededError(0n),
+    )
+    // a gas below the intrinsic cost is raised, not answered
+    expect(await estimateGas(s.env, { from: s.from, to: s.probe, gas: 1n }, limits)).toBeGreaterThan(21_000n)
+    await s.chain.db.close()
+  })
+})
 
 function wordsOf(b: Uint8Array): bigint[] {
   const out: bigint[] = []

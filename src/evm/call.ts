@@ -14,10 +14,12 @@ import { stateAt } from '../state/index.js'
 import {
   ExecutionError,
   ExecutionRevertedError,
+  feeStylesError,
   GasAllowanceExceededError,
   InsufficientFundsForTransferError,
+  IntrinsicGasError,
 } from './errors.js'
-import { type CallRequest, type Env, runMessage } from './runMessage.js'
+import { type CallOutcome, type CallRequest, type Env, runMessage } from './runMessage.js'
 
 export type { CallOutcome, CallRequest, Env } from './runMessage.js'
 
@@ -54,7 +56,8 @@ export function callGas(req: CallRequest, limits: CallLimits, block: ChainBlock)
  * this runs, from the result cache of the thread that schedules calls (ExecPool.call, callCache.ts).
  */
 export async function call(env: Env, req: CallRequest, limits: CallLimits): Promise<Uint8Array> {
-  const outcome = await runMessage(env, req, callGas(req, limits, env.block), { want: 'output' })
+  const msg = asMessage(req)
+  const outcome = await runMessage(env, msg, callGas(msg, limits, env.block), { want: 'output' })
   if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnValue)
   if (outcome.error !== undefined) throw new ExecutionError(outcome.error)
   return outcome.returnValue
@@ -63,19 +66,46 @@ export async function call(env: Env, req: CallRequest, limits: CallLimits): Prom
 /** An estimate's attempts read the gas used, refunds included: the ethereumjs layer answers them. */
 const GAS = { want: 'gas' } as const
 
+/**
+ * geth's CallDefaults for eth_call and eth_estimateGas: both fee styles are refused before
+ * anything runs, and the message's nonce is dropped — geth skips nonce checks for calls and
+ * derives a created address from the sender's nonce in state, so a given nonce changes nothing
+ * (and one at 2^64-1, which no transaction can carry, must not reach the transaction builder).
+ */
+function asMessage(req: CallRequest): CallRequest {
+  const conflict = feeStylesError(req)
+  if (conflict !== undefined) throw conflict
+  return req.nonce === undefined ? req : { ...req, nonce: undefined }
+}
+
+/**
+ * One attempt of the estimate at `gas`: geth's gasestimator treats an intrinsic-gas refusal as
+ * a failed attempt (raise the gas), not as the answer.
+ */
+async function attempt(env: Env, req: CallRequest, gas: bigint): Promise<CallOutcome | undefined> {
+  try {
+    return await runMessage(env, req, gas, GAS)
+  } catch (err) {
+    if (err instanceof IntrinsicGasError) return undefined
+    throw err
+  }
+}
+
 /** eth_estimateGas: geth's binary search for the lowest gas that does not fail. */
-export async function estimateGas(env: Env, req: CallRequest, limits: CallLimits): Promise<bigint> {
+export async function estimateGas(env: Env, request: CallRequest, limits: CallLimits): Promise<bigint> {
+  const req = asMessage(request)
   let hi = req.gas !== undefined && req.gas >= TX_GAS ? req.gas : env.block.header.gasLimit
   if (limits.gasCap > 0n && hi > limits.gasCap) hi = limits.gasCap
   const txCap = txGasCap(env.block)
   if (txCap !== undefined && hi > txCap) hi = txCap
-  const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
+  const feeCap = req.gasPrice ?? req.maxFeePerGas ?? 0n
   if (feeCap > 0n) {
     const sm = stateAt(env.db, env.common, env.block.header.stateRoot)
     const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
     const balance = (await sm.getAccount(from))?.balance ?? 0n
     const value = req.value ?? 0n
-    if (value > balance) throw new InsufficientFundsForTransferError()
+    // geth: the value must leave something to pay gas with (an empty sender fails even with no value)
+    if (value >= balance) throw new InsufficientFundsForTransferError()
     const allowance = (balance - value) / feeCap
     if (hi > allowance) hi = allowance
   }
@@ -84,11 +114,13 @@ export async function estimateGas(env: Env, req: CallRequest, limits: CallLimits
     const sm = stateAt(env.db, env.common, env.block.header.stateRoot)
     const code = await sm.getCode(new Address(req.to))
     if (code.length === 0) {
-      const outcome = await runMessage(env, req, TX_GAS, GAS)
-      if (outcome.error === undefined) return TX_GAS
+      // any refusal here is raised again, with the real gas, by the attempt at `hi`
+      const outcome = await runMessage(env, req, TX_GAS, GAS).catch(() => undefined)
+      if (outcome !== undefined && outcome.error === undefined) return TX_GAS
     }
   }
-  const top = await runMessage(env, req, hi, GAS)
+  const top = await attempt(env, req, hi)
+  if (top === undefined) throw new GasAllowanceExceededError(hi)
   if (top.error !== undefined) {
     if (top.reverted) throw new ExecutionRevertedError(top.returnValue)
     if (top.error === 'out of gas') throw new GasAllowanceExceededError(hi)

@@ -35,7 +35,13 @@ export class ExecutionError extends IbexError {
   readonly kind = 'execution'
 }
 
-/** geth's ErrInsufficientFunds for a call: the sender cannot pay gas × price + value. */
+/** Balances and costs are uint256 in geth: a cost at or past this overflows its buyGas. */
+const UINT256_LIMIT = 1n << 256n
+
+/**
+ * geth's ErrInsufficientFunds for a call: the sender cannot pay gas × price + value. A cost that
+ * does not fit 256 bits is worded as geth's overflow check words it.
+ */
 export class InsufficientFundsError extends IbexError {
   readonly kind = 'insufficientFunds'
   constructor(
@@ -43,7 +49,21 @@ export class InsufficientFundsError extends IbexError {
     readonly balance: bigint,
     readonly cost: bigint,
   ) {
-    super(`insufficient funds for gas * price + value: address ${address} have ${balance} want ${cost}`)
+    super(
+      cost >= UINT256_LIMIT
+        ? `insufficient funds for gas * price + value: address ${address} required balance exceeds 256 bits`
+        : `insufficient funds for gas * price + value: address ${address} have ${balance} want ${cost}`,
+    )
+  }
+}
+
+/**
+ * geth's CallDefaults refusal of a message with both fee styles (`gasPrice` and a 1559 fee):
+ * raised before the message runs, unwrapped by every call method; -32000 as any execution error.
+ */
+export class FeeStylesConflictError extends ExecutionError {
+  constructor() {
+    super('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
   }
 }
 
@@ -140,6 +160,7 @@ export type ExecError =
 export const EXEC_ERRORS = [
   ExecutionRevertedError,
   ExecutionError,
+  FeeStylesConflictError,
   InsufficientFundsError,
   InsufficientFundsForTransferError,
   IntrinsicGasError,
@@ -164,14 +185,25 @@ export interface MessageFees {
   maxPriorityFeePerGas?: bigint
 }
 
+/** geth's CallDefaults check: `gasPrice` together with a 1559 fee field. */
+export function feeStylesError(msg: MessageFees): FeeStylesConflictError | undefined {
+  const conflict =
+    msg.gasPrice !== undefined && (msg.maxFeePerGas !== undefined || msg.maxPriorityFeePerGas !== undefined)
+  return conflict ? new FeeStylesConflictError() : undefined
+}
+
 /**
- * geth's preCheck on a message's fees, in geth's order: with no fee field set the check is
- * skipped (eth_call's NoBaseFee); else the tip may not exceed the fee cap, and the fee cap may not
- * be below the block's base fee (none before London). The error, or undefined when they pass.
+ * geth's CallDefaults + ToMessage + preCheck on a message's fees, in geth's order: both fee
+ * styles are refused; `gasPrice` is fee cap and tip at once, else each 1559 field absent is 0
+ * (a lone tip is above a fee cap of 0); with both 0 the check is skipped (eth_call's NoBaseFee);
+ * else the tip may not exceed the fee cap, and the fee cap may not be below the block's base fee
+ * (none before London). The error, or undefined when they pass.
  */
 export function messageFeeError(msg: MessageFees, baseFee: bigint | undefined): IbexError | undefined {
-  const feeCap = msg.maxFeePerGas ?? msg.maxPriorityFeePerGas ?? msg.gasPrice ?? 0n
-  const tipCap = msg.maxPriorityFeePerGas ?? msg.gasPrice ?? 0n
+  const styles = feeStylesError(msg)
+  if (styles !== undefined) return styles
+  const feeCap = msg.gasPrice ?? msg.maxFeePerGas ?? 0n
+  const tipCap = msg.gasPrice ?? msg.maxPriorityFeePerGas ?? 0n
   if (baseFee === undefined || (feeCap === 0n && tipCap === 0n)) return undefined
   if (feeCap < tipCap) return new TipAboveFeeCapError(senderText(msg.from), tipCap, feeCap)
   if (feeCap < baseFee) return new FeeCapTooLowError(senderText(msg.from), feeCap, baseFee)
