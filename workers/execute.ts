@@ -29,7 +29,7 @@ let tail: Promise<unknown> = Promise.resolve()
 
 export default function execute(task: CallLaneTask): Promise<TaskResult<unknown>> {
   const run = tail.then(() => {
-    const to = task.kind === 'simulate' ? undefined : task.request.to
+    const to = task.kind === 'simulate' || task.kind === 'buildTestingBlock' ? undefined : task.request.to
     if (crashAddress !== undefined && to !== undefined && `0x${Buffer.from(to).toString('hex')}` === crashAddress) {
       process.exit(INJECTED_CRASH_EXIT_CODE)
     }

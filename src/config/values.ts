@@ -11,7 +11,7 @@ import type { LogFormat, LogLevel, NetworkName, RpcNamespace } from './types.js'
 export const NETWORKS: readonly NetworkName[] = ['dev', 'testnet', 'mainnet']
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent']
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text']
-export const RPC_NAMESPACES: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat']
+export const RPC_NAMESPACES: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'testing']
 
 const DECIMAL = /^[0-9]+$/
 const WEI_UNITS: Record<string, number> = { wei: 0, gwei: 9, ether: 18 }

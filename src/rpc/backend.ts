@@ -39,6 +39,25 @@ import { HeaderNotFoundError, ServerError } from './errors.js'
 import type { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
 import type { BlockRef, FilterCriteria } from './params/index.js'
 
+/** testing_buildBlockV1's payload attributes as ibex uses them (geth engine.PayloadAttributes). */
+export interface PayloadAttributes {
+  timestamp: bigint
+  prevRandao: Uint8Array
+  /** Lowercase 0x address. */
+  suggestedFeeRecipient: string
+  withdrawals: unknown[] | undefined
+  parentBeaconBlockRoot: Uint8Array | undefined
+}
+
+/** testing_buildBlockV1's params, decoded. */
+export interface TestingBuildParams {
+  parentHash: Uint8Array
+  attributes: PayloadAttributes
+  /** undefined: the pool's pending transactions. */
+  transactions: Uint8Array[] | undefined
+  extraData: Uint8Array
+}
+
 /** The two account fields the eth_ state methods answer from (an absent account: both 0). */
 export interface AccountFields {
   nonce: bigint
@@ -111,6 +130,8 @@ export interface Backend {
   createAccessList(block: ChainBlock, request: CallRequest): Promise<AccessListResult>
   /** eth_simulateV1 on top of `base`: the JSON-ready list of simulated blocks. */
   simulate(base: ChainBlock, request: SimulateRequest): Promise<unknown>
+  /** testing_buildBlockV1: the block built on the head, not inserted, as geth's payload envelope. */
+  buildTestingBlock(params: TestingBuildParams): Promise<unknown>
   /** A trace's JSON as ASCII byte chunks, each within the node's trace and response size limits. */
   traceTransaction(location: TxLocation, options: TraceOptions): Promise<TraceParts>
   traceBlock(block: ChainBlock, options: TraceOptions): Promise<TraceParts>

@@ -108,6 +108,8 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   shuttingDown: SERVER,
   // traces
   traceFailed: SERVER,
+  // testing_buildBlockV1 refusals (geth: plain errors)
+  testingBuild: SERVER,
   traceTimeout: SERVER,
   traceTooLarge: ERROR_CODE.limitExceeded,
   traceOptions: INVALID_PARAMS,

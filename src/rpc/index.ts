@@ -15,6 +15,7 @@ import { ethNamespace } from './namespaces/eth/index.js'
 import { EthSubscriptionSession } from './namespaces/eth/subscribe.js'
 import { netNamespace } from './namespaces/net.js'
 import { personalNamespace } from './namespaces/personal.js'
+import { testingNamespace } from './namespaces/testingApi.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
 import { web3Namespace } from './namespaces/web3.js'
 import type { Backend } from './backend.js'
@@ -48,6 +49,7 @@ export const NAMESPACES: Namespace<Backend>[] = [
   debugTraceNamespace,
   txpoolNamespace,
   personalNamespace,
+  testingNamespace,
 ]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {

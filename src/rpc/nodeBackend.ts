@@ -38,7 +38,8 @@ import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
-import type { AccountFields, Backend, LogsResult, StateReader } from './backend.js'
+import type { AccountFields, Backend, LogsResult, StateReader, TestingBuildParams } from './backend.js'
+import { ServerError } from './errors.js'
 import { formatSimulatedBlocks } from './format/simulated.js'
 import { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
 import type { FilterCriteria } from './params/index.js'
@@ -257,6 +258,33 @@ export class NodeBackend implements Backend {
       gasCap: this.#callLimits.gasCap,
       timeoutMs: this.#callLimits.timeoutMs,
       depositContract: this.#depositContract(),
+    })
+  }
+
+  buildTestingBlock(params: TestingBuildParams): Promise<unknown> {
+    const head = this.#store.head
+    if (Buffer.compare(head.hash, params.parentHash) !== 0) throw new ServerError('parentHash is not current head')
+    if ((params.attributes.withdrawals?.length ?? 0) > 0) {
+      throw new ServerError('withdrawals are not supported: IBFT blocks carry none')
+    }
+    const nextBaseFee = head.header.baseFeePerGas === undefined ? 0n : head.header.calcNextBaseFee()
+    const recipient = this.genesis().config?.baseFeeRecipient as string | undefined
+    return this.#exec.buildTestingBlock({
+      kind: 'buildTestingBlock',
+      head: this.#headNumber(),
+      blockHash: head.hash,
+      timeoutMs: this.#callLimits.timeoutMs,
+      request: {
+        parentHash: params.parentHash,
+        timestamp: params.attributes.timestamp,
+        feeRecipient: Buffer.from(params.attributes.suggestedFeeRecipient.slice(2), 'hex'),
+        beaconRoot: params.attributes.parentBeaconBlockRoot,
+        transactions: params.transactions,
+        rawFromPool:
+          params.transactions === undefined ? this.#pool.candidates(nextBaseFee).map((p) => p.tx.serialize()) : [],
+        extraData: params.extraData,
+        baseFeeRecipient: recipient === undefined ? undefined : Buffer.from(recipient.replace(/^0x/, ''), 'hex'),
+      },
     })
   }
 

@@ -2,6 +2,7 @@
  * Errors of the execution pool's host side. Execution failures inside a task (reverts, out of
  * gas, timeouts) are the errors of ../errors.ts instead; src/rpc/errors.ts gives each its code.
  */
+import type { TestingBuildError } from '../simulate/buildTestingBlock.js'
 import { IbexError } from '../../util/errors.js'
 import type { ExecError } from '../../evm/errors.js'
 import type { SimulationError } from '../../simulate/errors.js'
@@ -59,3 +60,4 @@ export type ExecutionLayerError =
   | TraceOptionsError
   | TraceConfigError
   | OverrideError
+  | TestingBuildError

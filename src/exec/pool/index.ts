@@ -53,6 +53,7 @@ import {
   type SimulatedPresenter,
   type SimulateTask,
   type TaskFailure,
+  type TestingBlockTask,
   TASK_ERROR_CLASSES,
   type TaskResult,
   type TraceParts,
@@ -94,6 +95,11 @@ export {
   TraceOptionsError,
 } from '../../trace/options.js'
 export { type AccountOverride, decodeStateOverrides, OverrideError } from '../../trace/overrides.js'
+export {
+  MAX_TESTING_EXTRA_BYTES,
+  type TestingBlockRequest,
+  TestingBuildError,
+} from '../simulate/buildTestingBlock.js'
 
 /**
  * eth_estimateGas runs the call many times (geth's binary search) and geth bounds it by no timer
@@ -291,6 +297,12 @@ export class ExecPool {
     return (await this.#run('calls', task)) as unknown[]
   }
 
+  /** testing_buildBlockV1 on a call worker, within the call timeout: geth's payload envelope, JSON-ready. */
+  async buildTestingBlock(unscheduled: TestingBlockJob): Promise<unknown> {
+    const task: TestingBlockTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.timeoutMs }
+    return this.#run('calls', task)
+  }
+
   /**
    * A debug_trace* task: the trace's JSON as ASCII byte chunks (src/trace/sink.ts decodeParts joins
    * them into the text). `txCount` (the block's) sizes the task's time budget.
@@ -371,6 +383,8 @@ export type CallJob = Unscheduled<CallTask>
 export type AccessListJob = Unscheduled<AccessListTask>
 /** An eth_simulateV1 task before submission. */
 export type SimulateJob = Unscheduled<SimulateTask>
+/** A testing_buildBlockV1 task before submission. */
+export type TestingBlockJob = Unscheduled<TestingBlockTask>
 /** A debug_trace* task before submission. */
 export type TraceJob = Unscheduled<TraceTask>
 

@@ -24,6 +24,7 @@ import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceB
 import { TraceTooLargeError } from '../../trace/sink.js'
 import { traceCall } from '../../trace/traceCall.js'
 import type { ExecContext } from './context.js'
+import { buildTestingBlock, type TestingBlockRequest, TestingBuildError } from '../simulate/buildTestingBlock.js'
 import { withEvmDeadline } from '../../evm/deadline.js'
 
 interface TaskBase {
@@ -90,9 +91,17 @@ export interface SimulateTask extends TaskBase {
   depositContract: Uint8Array
 }
 
+/** testing_buildBlockV1: the block built on `blockHash` (the head), answered as geth's payload envelope. */
+export interface TestingBlockTask extends TaskBase {
+  kind: 'buildTestingBlock'
+  blockHash: Uint8Array
+  request: TestingBlockRequest
+  timeoutMs: number
+}
+
 export type TraceTask = TraceTxTask | TraceBlockTask | TraceRlpBlockTask | TraceCallTask
 /** The tasks of the call lane (workers/execute.ts). */
-export type CallLaneTask = CallTask | AccessListTask | SimulateTask
+export type CallLaneTask = CallTask | AccessListTask | SimulateTask | TestingBlockTask
 export type ExecTask = CallLaneTask | TraceTask
 
 /**
@@ -121,6 +130,7 @@ export type TraceParts = Uint8Array[]
 export const TASK_ERROR_CLASSES = errorClasses(
   ...EXEC_ERRORS,
   SimulationError,
+  TestingBuildError,
   TraceError,
   TraceTimeoutError,
   TraceConfigError,
@@ -132,7 +142,7 @@ function failureOf(err: unknown, task: ExecTask): TaskFailure | undefined {
   if (err instanceof TraceTooLargeError) return { kind: 'tooLarge', message: err.message }
   if (err instanceof IbexError) return { kind: 'error', error: toWireError(err) }
   // these threw plain errors on the main thread before, answered -32603 there; not a worker crash
-  if (task.kind === 'simulate' || task.kind === 'createAccessList') {
+  if (task.kind === 'simulate' || task.kind === 'createAccessList' || task.kind === 'buildTestingBlock') {
     return { kind: 'internal', message: err instanceof Error ? err.message : String(err) }
   }
   return undefined
@@ -206,6 +216,10 @@ async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPrese
       }
       return present(await simulate(env, task.request), task.request.returnFullTransactions)
     }
+    case 'buildTestingBlock': {
+      const env = { db: ctx.db, store: ctx.store(task.head), common: ctx.common }
+      return buildTestingBlock(env, blockOf(ctx, task), task.request)
+    }
     case 'traceTx':
       return traceBlockTx(
         { db: ctx.db, store: ctx.store(task.head) },
@@ -239,6 +253,7 @@ export function timeoutMessage(task: ExecTask): string {
     case 'createAccessList':
       return evmTimeoutMessage(task.limits.timeoutMs)
     case 'simulate':
+    case 'buildTestingBlock':
       return evmTimeoutMessage(task.timeoutMs)
     default:
       return 'execution timeout'
