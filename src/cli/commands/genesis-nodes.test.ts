@@ -51,6 +51,8 @@ describe('ibex genesis: node directories', () => {
     )
     for (const i of [1, 2, 3, 4, 5]) {
       const file = join(out, `node${i}`, 'config.toml')
+      // the chain is the genesis file's: no network preset is written
+      expect(readFileSync(file, 'utf8')).not.toMatch(/^network\s*=/m)
       const { config } = loadConfig(['start', '--config', file], {})
       expect(config.datadir).toBe(join(out, `node${i}`))
       expect(config.genesisFile).toBe(join(out, 'genesis.json'))
