@@ -34,6 +34,9 @@ import type { IbexConfig } from './config/types.js'
 import { decodeExtra } from './consensus/ibft/index.js'
 import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
+import { DevClock } from './consensus/devClock.js'
+import { DevControl, devCheatsEnabled } from './consensus/devControl.js'
+import { callResults } from './exec/pool/callCache.js'
 import { ChainEvents } from './filters/index.js'
 import { BlockBuilder } from './consensus/blockBuilder.js'
 import { ExecPool } from './exec/pool/index.js'
@@ -141,6 +144,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const events = new ChainEvents(store, log)
   pool.onNewTx((tx) => events.emitPendingTx(tx))
   let sealer: SingleValidatorSealer | undefined
+  let devChain: DevControl | undefined
   let network: RunningNetwork | undefined
   let rpc: RunningRpc | undefined
   let exec: ExecPool | undefined
@@ -152,7 +156,10 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     const validators = chain.engine === 'ibft' ? decodeExtra(store.head.header.extraData).validators : []
     const isValidator =
       validatorKey !== undefined && validators.some((v) => bytesToHex(v) === validatorKey.address.toLowerCase())
-    if (isValidator && validators.length === 1 && validatorKey !== undefined) {
+    const soleValidator = isValidator && validators.length === 1
+    // evm_mine, anvil_setBalance…: refused (ConfigError) where they would rewrite a chain others follow
+    const clock = devCheatsEnabled(rules, { chainId: common.chainId(), soleValidator }) ? new DevClock() : undefined
+    if (soleValidator && validatorKey !== undefined) {
       const builder = await BlockBuilder.create({
         store,
         common,
@@ -172,7 +179,21 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
           network?.announce(block)
         },
         onError: (err) => log.error(`block production failed: ${err instanceof Error ? err.stack : String(err)}`),
+        clock,
       })
+      if (clock !== undefined) {
+        // before any worker opens its own store: every store then looks for edited state (src/chain/stateEdits.ts)
+        await store.enableStateEdits()
+        devChain = new DevControl({
+          store,
+          common,
+          sealer,
+          clock,
+          mineMaxBlocks: config.dev.mineMaxBlocks,
+          onStateEdit: () => callResults.clear(),
+        })
+        log.info('dev test controls on: evm_mine, evm_increaseTime, anvil_setBalance … ([dev] cheats)')
+      }
     }
     // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)
     if (chain.engine === 'ibft' && config.p2p !== undefined) {
@@ -208,7 +229,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
       log,
     })
     rpc = await createRpcServer(
-      { config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network },
+      { config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network, devChain },
       ops.rpc,
     )
     sealer?.start()

@@ -20,6 +20,7 @@ import { memoizeParams } from './commonParams.js'
 import type { Database } from '../db/db.js'
 import { writeLogIndex } from './logIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
+import { editedStateRoot, markStateEdits, putEditedStateRoot, stateEditsEnabled } from './stateEdits.js'
 
 /** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
 export const BLOCK_CACHE_ENTRIES = 4096
@@ -29,12 +30,15 @@ export const BLOCK_CACHE_RLP_BYTES = 8 * 1024 * 1024
 export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
 
 const HEAD_KEY = Buffer.from('head')
+/** Position of the state root in a header's fields. */
+const HEADER_STATE_ROOT = 3
 const GENESIS_KEY = Buffer.from('genesis')
 
 export interface ChainBlock {
   hash: Uint8Array
+  /** The header; on a dev chain whose state was edited (stateEdits.ts) its stateRoot is the edited root. */
   header: BlockHeader
-  /** Header fields as stored (sealed extraData), in fork order. */
+  /** Header fields as stored (sealed extraData, the state root the block was sealed with), in fork order. */
   headerRaw: Uint8Array[]
   transactions: TypedTransaction[]
   /** Transaction bytes as they appear in the block body (typed: type ‖ payload). */
@@ -98,12 +102,15 @@ export class ChainStore {
   /** Decoded receipts by block hash (hex) with their stored size; read-only for every caller. */
   readonly #receipts = new Map<string, { receipts: StoredReceipt[]; bytes: number }>()
   #receiptBytes = 0
+  /** The chain may hold state edits (stateEdits.ts): every block handed out is checked for one. */
+  #edits: boolean
 
   constructor(db: Database, common: Common) {
     this.db = db
     this.common = common
     // every block decode builds its transactions on copies of this Common (commonParams.ts)
     memoizeParams(common)
+    this.#edits = stateEditsEnabled(db)
     const head = db.getSync('meta', HEAD_KEY)
     if (head !== undefined) this.#head = this.getBlockByHash(head)
     this.#genesisHash = db.getSync('meta', GENESIS_KEY)
@@ -145,14 +152,51 @@ export class ChainStore {
   getBlockByHash(hash: Uint8Array): ChainBlock | undefined {
     const key = Buffer.from(hash).toString('hex')
     const cached = this.#cache.get(key)
-    if (cached !== undefined) return cached
+    if (cached !== undefined && (!this.#edits || this.#editCurrent(cached))) return cached
     const headerBytes = this.db.getSync('headers', hash)
     if (headerBytes === undefined) return undefined
     const bodyBytes = this.db.getSync('bodies', hash)
     if (bodyBytes === undefined) return undefined
     const tdBytes = this.db.getSync('headers', tdKey(hash))
     const block = this.#decode(hash, headerBytes, bodyBytes, tdBytes ? bytesToBigInt(tdBytes) : 0n)
+    if (cached !== undefined) this.#forget(key)
     this.#remember(key, block)
+    return block
+  }
+
+  /** True when the cached block's state root is its effective one (an edit may have come since: another thread's store). */
+  #editCurrent(block: ChainBlock): boolean {
+    const edited = editedStateRoot(this.db, block.hash)
+    return edited === undefined || Buffer.compare(edited, block.header.stateRoot) === 0
+  }
+
+  /**
+   * Allows state edits on this chain (the dev methods, stateEdits.ts): written before any worker
+   * opens its own store on the database, so that every store checks blocks for edits.
+   */
+  async enableStateEdits(): Promise<void> {
+    if (this.#edits) return
+    const batch = this.db.batch()
+    markStateEdits(batch)
+    await batch.write(true)
+    this.#edits = true
+  }
+
+  /**
+   * Makes `root` the effective state of the head block: the trie nodes pending in `trie` and the
+   * edit in one batch, fsynced; the head is served with the new root from now on.
+   */
+  async commitStateEdit(root: Uint8Array, trie: TrieStore): Promise<ChainBlock> {
+    if (!this.#edits) throw new Error('state edits are not enabled on this chain')
+    const head = this.head
+    const batch = this.db.batch()
+    trie.flushInto(batch)
+    putEditedStateRoot(batch, head.hash, root)
+    await batch.write(true)
+    const key = Buffer.from(head.hash).toString('hex')
+    this.#forget(key)
+    const block = this.getBlockByHash(head.hash) as ChainBlock
+    this.#head = block
     return block
   }
 
@@ -226,6 +270,13 @@ export class ChainStore {
     await batch.write(true)
   }
 
+  #forget(key: string): void {
+    const known = this.#cache.get(key)
+    if (known === undefined) return
+    this.#cacheBytes -= known.size
+    this.#cache.delete(key)
+  }
+
   #remember(key: string, block: ChainBlock): void {
     if (this.#cache.has(key)) return
     this.#cache.set(key, block)
@@ -249,7 +300,10 @@ export class ChainStore {
     decoded?: TypedTransaction[],
   ): ChainBlock {
     const headerRaw = RLP.decode(headerBytes) as Uint8Array[]
-    const header = createBlockHeaderFromBytesArray(headerRaw, {
+    const edited = this.#edits ? editedStateRoot(this.db, hash) : undefined
+    // the header readers resolve state through carries the edited root; headerRaw stays as sealed
+    const fields = edited === undefined ? headerRaw : headerRaw.with(HEADER_STATE_ROOT, edited)
+    const header = createBlockHeaderFromBytesArray(fields, {
       common: this.common,
       setHardfork: true,
       skipConsensusFormatValidation: true,

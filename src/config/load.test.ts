@@ -196,7 +196,7 @@ describe('flags', () => {
     [['start', '--http.port=70000'], 'invalid --http.port "70000": expected an integer 0-65535'],
     [
       ['start', '--http.api', 'eth,foo'],
-      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal)',
+      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat)',
     ],
     [['start', '--network', 'devnet'], 'invalid --network "devnet": expected one of: dev, testnet, mainnet'],
     [['start', '--block-time', '2m'], 'invalid --block-time "2m": expected a duration such as 0, 2, 1.5, 2s or 500ms'],
@@ -344,9 +344,11 @@ host = "0.0.0.0"
 port = 8081
 state_file = "f.json"
 trusted_proxies = ["127.0.0.1"]
-`
 [dev]
 unlocked_accounts = true
+cheats = true
+mine_max_blocks = 5
+`
 
   it('reads every key; paths resolve against the file', () => {
     const file = toml('full.toml', full)
@@ -423,9 +425,9 @@ unlocked_accounts = true
         stateFile: 'f.json',
         trustedProxies: ['127.0.0.1'],
       },
+      dev: { unlockedAccounts: true, cheats: true, mineMaxBlocks: 5 },
     })
   })
-      dev: { unlockedAccounts: true },
 
   it('flags override the file; the network decides the defaults of what neither sets', () => {
     const file = toml('prec.toml', 'network = "dev"\n[jsonrpc]\nport = 9000\nhost = "0.0.0.0"\n')
@@ -456,7 +458,7 @@ unlocked_accounts = true
   it.each([
     [
       '[jsonrpc]\napi = ["eth", "foo"]\n',
-      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal)',
+      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat)',
     ],
     ['[jsonrpc]\nport = "abc"\n', '[jsonrpc] port: expected an integer 0-65535, got "abc"'],
     ['[jsonrpc]\nport = 1.5\n', '[jsonrpc] port: expected an integer 0-65535, got 1.5'],

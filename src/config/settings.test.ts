@@ -10,8 +10,8 @@ import { OPTIONAL_SECTIONS, SETTINGS } from './settings.js'
 
 const load = (...argv: string[]) => loadConfig(argv, {})
 
-/** The dev chain serves debug (cast run) and personal (its accounts sign) besides the public networks' namespaces. */
-const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal']
+/** The dev chain serves debug (cast run), personal (its accounts sign) and anvil's test controls besides the public networks' namespaces. */
+const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat']
 
 /** Every default as it stood before the settings became one table (mainnet; other presets below). */
 const MAINNET = {
@@ -95,8 +95,8 @@ const MAINNET = {
     stateFile: 'faucet-state.json',
     trustedProxies: [],
   },
+  dev: { unlockedAccounts: false, cheats: undefined, mineMaxBlocks: 10_000 },
 }
-  dev: { unlockedAccounts: false },
 
 describe('the settings table', () => {
   it('builds the same defaults as before, for every preset and for --genesis', () => {
@@ -116,9 +116,8 @@ describe('the settings table', () => {
       jsonrpc: { ...MAINNET.jsonrpc, api: DEV_APIS, corsOrigins: ['*'], maxConnectionsPerIp: 0, rateLimit: off },
       chain: { ...MAINNET.chain, name: 'Ibex Dev', shortName: 'ibex-dev' },
       txpool: { ...MAINNET.txpool, priceLimit: 0n },
+      dev: { unlockedAccounts: true, cheats: undefined, mineMaxBlocks: 10_000 },
     })
-      dev: { unlockedAccounts: true },
-    expect(load('start', '--genesis', 'g.json').config).toEqual({
     // --network dev with --genesis: a chain of one's own does not sign with the public mnemonic unless set
     expect(load('start', '--network', 'dev', '--genesis', 'g.json').config.dev.unlockedAccounts).toBe(false)
     const asked = load('start', '--network', 'dev', '--genesis', 'g.json', '--dev.unlocked-accounts=true')

@@ -106,8 +106,6 @@ const MAX_CONNECTIONS_PER_IP_PUBLIC = 64
 const budget = int(0, 1_000_000)
 /** Loopback only: serving the world is a deliberate act (set 0.0.0.0). */
 const LOOPBACK = '127.0.0.1'
-/** The port every Ethereum tool tries first. */
-const HTTP_PORT = 8545
 /** Namespaces a public network serves by default, and the dev chain's (jsonrpc.api). */
 const PUBLIC_APIS: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool']
 const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat']
@@ -242,9 +240,6 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'faucet.port', kind: port, default: 8080, help: 'faucet page port (0 = any free port)' }),
   row({ key: 'faucet.state_file', kind: text('FILE'), default: 'faucet-state.json', help: 'cooldown and budget state, relative to the datadir' }),
   row({ key: 'faucet.trusted_proxies', kind: list(parseProxies), default: [], help: "reverse proxies (IPs, CIDRs) whose X-Forwarded-For names the faucet's client" }),
-]
-
-/** OPTIONAL_SECTIONS: sections IbexConfig leaves undefined until one of their keys is set. */
 
   // anvil's and hardhat's habit: the dev chain's funded accounts (public keys of the test mnemonic) sign for
   // their users. Never on chain ids 786/7860 (the node refuses to start); off on a --genesis chain unless set
@@ -252,6 +247,9 @@ export const SETTINGS: readonly Setting[] = [
   // anvil's and hardhat's test controls; they rewrite the chain's state, so only where this node seals alone
   row({ key: 'dev.cheats', flag: 'dev.cheats', kind: bool, default: unset('on for --network dev without --genesis, else off'), help: 'serve evm_mine, evm_increaseTime, evm_setNextBlockTimestamp and anvil_/hardhat_ mine, setBalance, setCode, setStorageAt, setNonce (namespaces evm, anvil, hardhat of [jsonrpc] api); refused on chain ids 786 and 7860 and where this node is not the sole validator' }),
   row({ key: 'dev.mine_max_blocks', flag: 'dev.mine-max-blocks', kind: int(1, 1_000_000), default: MINE_MAX_BLOCKS, help: 'most blocks one anvil_mine / hardhat_mine seals (each is a committed block)' }),
+]
+
+/** OPTIONAL_SECTIONS: sections IbexConfig leaves undefined until one of their keys is set. */
 export const OPTIONAL_SECTIONS: readonly string[] = ['p2p']
 
 /** tomlKeyName renders a TOML key for messages and tables: `[jsonrpc] port` or `datadir`. */

@@ -191,10 +191,6 @@ export interface IbexConfig {
   metrics: MetricsConfig
   /** `ibex faucet` settings. */
   faucet: FaucetConfig
-}
-
-/** Execution pool settings ([exec]). */
-export interface ExecConfig {
   /** Dev-chain comforts ([dev]). */
   dev: DevConfig
 }
@@ -207,6 +203,18 @@ export interface DevConfig {
    * --genesis chain unless set; refused on the public chain ids.
    */
   unlockedAccounts: boolean
+  /**
+   * evm_mine, evm_increaseTime, evm_setNextBlockTimestamp, anvil_/hardhat_ mine, setBalance,
+   * setCode, setStorageAt, setNonce (src/consensus/devControl.ts). Unset: on for the dev preset
+   * only; refused on the public chain ids and on a chain this node does not seal alone.
+   */
+  cheats: boolean | undefined
+  /** Most blocks one anvil_mine / hardhat_mine / evm_mine seals. */
+  mineMaxBlocks: number
+}
+
+/** Execution pool settings ([exec]). */
+export interface ExecConfig {
   /** Worker threads for eth_call / eth_estimateGas / eth_createAccessList / eth_simulateV1 (at least 1). */
   workers: number
   /** Calls that may wait for a worker; more are refused. */

@@ -97,6 +97,11 @@ export class BlockBuilder {
     this.#vm = await createChainVM(this.#opts.store, this.#opts.common, this.#sm)
   }
 
+  /** Reads the head's state again (it was edited in place: ChainStore.commitStateEdit); no build may be running. */
+  resync(): Promise<void> {
+    return this.#reset()
+  }
+
   /** Builds, seals and commits the next block on top of the current head. */
   async build(candidates: PoolTx[], timestamp: bigint): Promise<BuildResult> {
     try {

@@ -8,6 +8,7 @@
  *                                      ─▶ state reads  (account at a block, code, storage, proofs)
  *                                      ─▶ pool         (look up, content, nonce, submit)
  *                                      ─▶ accounts     (the keys it signs with: the dev chain's)
+ *                                      ─▶ dev chain    (mine now, move time, edit the head's state)
  *                                      ─▶ execution    (call, estimate, access list, simulate, traces:
  *                                                       the implementation sends them off the main thread)
  *                                      ─▶ logs, filters, network, chain config
@@ -23,6 +24,7 @@ import type { Proof } from '@ethereumjs/statemanager'
 import type { GenesisJson } from '../chain/common.js'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, TxLocation } from '../chain/store.js'
+import type { DevControl } from '../consensus/devControl.js'
 import type {
   AccessListResult,
   AccountOverride,
@@ -74,6 +76,9 @@ export interface StateReader {
   proof(address: string, slots: Uint8Array[]): Promise<Proof>
 }
 
+/** The test controls of a dev chain this node seals alone (src/consensus/devControl.ts). */
+export type DevChain = Pick<DevControl, 'mine' | 'increaseTime' | 'setNextBlockTimestamp' | 'editState'>
+
 /** The polling filters (eth_newFilter…), as src/filters keeps them. */
 export type PollingFilters = Pick<
   FilterSystem,
@@ -122,6 +127,10 @@ export interface Backend {
   // ── accounts ─────────────────────────────────────────────────────────────────────────────
   /** Accounts the node signs for (the dev chain's, `[dev] unlocked_accounts`); none elsewhere. */
   readonly accounts: UnlockedAccounts
+
+  // ── dev chain ────────────────────────────────────────────────────────────────────────────
+  /** evm_mine, evm_increaseTime, anvil_setBalance…: where `[dev] cheats` is on (src/consensus/devControl.ts). */
+  readonly devChain: DevChain | undefined
 
   // ── execution (off the main thread, within the node's gas cap and time limits) ───────────
   /** eth_call's return data, or an ExecutionError (a revert with its data). */

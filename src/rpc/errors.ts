@@ -14,6 +14,7 @@
  * What always holds: the message a client reads is a `shortMessage` written by us (geth's words),
  * never an engine's text, a stack or `details`.
  */
+import type { DevChainError } from '../consensus/devControl.js'
 import type { ExecutionLayerError } from '../exec/pool/errors.js'
 import type { FilterError } from '../filters/errors.js'
 import type { TxPoolError } from '../txpool/errors.js'
@@ -51,7 +52,7 @@ export const INTERNAL_ERROR_MESSAGE = 'method handler crashed'
 // Module errors: kind -> code
 
 /** Every error a module below rpc/ raises on purpose. */
-export type ModuleError = TxPoolError | FilterError | ExecutionLayerError
+export type ModuleError = TxPoolError | FilterError | ExecutionLayerError | DevChainError
 
 export type ErrorKind = ModuleError['kind']
 
@@ -131,6 +132,9 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   simInternal: ERROR_CODE.internal,
   simVmError: ERROR_CODE.simVmError,
   simServer: SERVER,
+  // the dev chain's test controls (anvil answers its TimestampError with -32602)
+  timestampNotAfterParent: INVALID_PARAMS,
+  mineLimit: INVALID_PARAMS,
 }
 
 /** Every kind the table knows (tests check each has its code and wording). */

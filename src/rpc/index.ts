@@ -17,6 +17,7 @@ import { netNamespace } from './namespaces/net.js'
 import { personalNamespace } from './namespaces/personal.js'
 import { testingNamespace } from './namespaces/testingApi.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
+import { CHEAT_NAMESPACES } from './namespaces/dev/cheats.js'
 import { web3Namespace } from './namespaces/web3.js'
 import type { Backend } from './backend.js'
 import { CorsPolicy } from './server/cors.js'
@@ -62,7 +63,8 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     maxBodyBytes: rpc.maxBodyBytes,
     maxBatchItems: rpc.maxBatchItems,
     batchConcurrency: rpc.batchConcurrency,
-    namespaces: NAMESPACES,
+    // the dev chain's test controls exist only where it has them: elsewhere -32601, whatever [jsonrpc] api says
+    namespaces: deps.devChain === undefined ? NAMESPACES : [...NAMESPACES, ...CHEAT_NAMESPACES],
     enabledApis: rpc.api,
     ctx: backend,
     onInternalError: (err, method) =>

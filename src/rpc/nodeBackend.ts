@@ -38,7 +38,7 @@ import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
-import type { AccountFields, Backend, LogsResult, StateReader, TestingBuildParams } from './backend.js'
+import type { AccountFields, Backend, DevChain, LogsResult, StateReader, TestingBuildParams } from './backend.js'
 import { ServerError } from './errors.js'
 import { formatSimulatedBlocks } from './format/simulated.js'
 import { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
@@ -59,6 +59,8 @@ export interface BackendDeps {
   exec?: ExecPool
   /** Peers and sync state (net_peerCount, net_listening, eth_syncing); undefined without p2p. */
   network?: NetworkInfo
+  /** The dev chain's test controls, where `[dev] cheats` is on (src/consensus/devControl.ts). */
+  devChain?: DevChain
 }
 
 /** Meta key under which the node keeps the genesis it was initialised from (src/node.ts). */
@@ -88,6 +90,7 @@ export class NodeBackend implements Backend {
   readonly genesisHash: Uint8Array
   readonly priceLimit: bigint
   readonly accounts: UnlockedAccounts
+  readonly devChain: DevChain | undefined
   /** Polling filters (eth_newFilter…) and the log-query limits. */
   readonly filters: FilterSystem
   readonly network: NetworkInfo | undefined
@@ -118,6 +121,7 @@ export class NodeBackend implements Backend {
     this.priceLimit = deps.config.txpool.priceLimit
     // the node refuses unlocked accounts on the public chain ids before it gets here (settleChainDefaults)
     this.accounts = deps.config.dev.unlockedAccounts ? new UnlockedAccounts(devAccounts()) : UnlockedAccounts.none()
+    this.devChain = deps.devChain
     this.network = deps.network
     this.events = deps.events
     const rpc = deps.config.jsonrpc

@@ -5,6 +5,8 @@
  * memory. Keyed by block hash, the RPC gas cap and every field of the message; only completed
  * executions are kept (a timeout is not a result), and messages with large calldata are not kept.
  * Used by ExecPool.call on the node's main thread, before a call is scheduled; workers keep none.
+ * A dev chain whose head state is edited in place (src/consensus/devControl.ts) clears it: the
+ * block hash then no longer names one state.
  */
 import type { CallRequest } from '../../evm/call.js'
 
@@ -31,6 +33,11 @@ export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint)
 class CallCache {
   readonly #map = new Map<string, CachedCall>()
   #bytes = 0
+  /** Forgets every result. */
+  clear(): void {
+    this.#map.clear()
+    this.#bytes = 0
+  }
   get(key: string): CachedCall | undefined {
     return this.#map.get(key)
   }

@@ -16,6 +16,9 @@ const blockCache = new FormatCache<RpcObject>(Number.POSITIVE_INFINITY, BLOCK_CA
 
 export type RpcObject = Record<string, unknown>
 
+/** Position of the state root in a header's fields. */
+const HEADER_STATE_ROOT = 3
+
 export function formatHeader(block: ChainBlock): RpcObject {
   const h = block.header
   const out: RpcObject = {
@@ -26,7 +29,8 @@ export function formatHeader(block: ChainBlock): RpcObject {
     mixHash: toData(h.mixHash),
     sha3Uncles: toData(h.uncleHash),
     logsBloom: toData(h.logsBloom),
-    stateRoot: toData(h.stateRoot),
+    // as sealed: a dev chain's edited state (src/chain/stateEdits.ts) changes what the header shows no more than anvil's
+    stateRoot: toData(block.headerRaw[HEADER_STATE_ROOT] ?? h.stateRoot),
     miner: toData(h.coinbase.bytes),
     difficulty: toQuantity(h.difficulty),
     extraData: toData(h.extraData),
