@@ -5,6 +5,7 @@
  * verifiers over what the node signed (personal_sign, eth_sign, eth_signTypedData_v4). On a testnet
  * node the same requests meet geth's answers for a node without unlocked accounts.
  */
+import { spawnSync } from 'node:child_process'
 import {
   getAddress,
   JsonRpcProvider,
@@ -27,7 +28,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cast } from './helpers/cast.js'
 import { DEV_ACCOUNTS, DEV_CHAIN_ID, randomAddress } from './helpers/dev.js'
-import { cleanupNodes, type IbexNode, rpc, rpcResponse, startNode } from './helpers/node.js'
+import { cleanupNodes, IBEX_BIN, type IbexNode, makeTempDir, rpc, rpcResponse, startNode } from './helpers/node.js'
 
 const DEV0 = DEV_ACCOUNTS[0].address
 const DEV1 = DEV_ACCOUNTS[1].address
@@ -95,11 +96,15 @@ describe('dev accounts on the dev preset', () => {
       '--json',
     ])
     expect(r.code, r.stderr).toBe(0)
-    const receipt = JSON.parse(r.stdout) as { status: string; from: string; type: string }
+    const receipt = JSON.parse(r.stdout) as { status: string; from: string; type: string; transactionHash: string }
     expect(receipt.status).toBe('0x1')
     expect(getAddress(receipt.from)).toBe(DEV0)
     expect(receipt.type).toBe('0x2')
     expect(await pub.getBalance({ address: to })).toBe(10n ** 18n)
+    // and replays it, as a foundry user debugging a send would
+    const run = await cast(['run', receipt.transactionHash, '--rpc-url', node.url])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('Transaction successfully executed.')
   })
 
   it('cast send --unlocked --legacy sends a legacy transaction', async () => {
@@ -241,6 +246,31 @@ describe('no unlocked accounts on the testnet preset', () => {
     const typedData = { types: MAIL_TYPES, primaryType: 'Mail', domain: MAIL_DOMAIN, message: MAIL }
     const typed = await rpcResponse(node.url, 'eth_signTypedData_v4', [DEV0, JSON.stringify(typedData)])
     expect(typed.error).toEqual({ code: -32000, message: 'unknown account' })
+  })
+
+  it('refuses to start with [dev] unlocked_accounts on a public chain id', () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        IBEX_BIN,
+        'start',
+        '--network',
+        'testnet',
+        '--datadir',
+        makeTempDir(),
+        '--http.port',
+        '0',
+        '--dev.unlocked-accounts=true',
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    )
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(
+      "ibex: [dev] unlocked_accounts is refused on chain 7860: the test mnemonic's keys are public",
+    )
   })
 
   it('serves neither personal nor debug unless configured', async () => {
