@@ -274,7 +274,8 @@ describe('never on the testnet preset', () => {
 
   it('[dev] cheats is refused at start', () => {
     const args = ['start', '--network', 'testnet', '--datadir', makeTempDir(), '--http.port', '0', '--dev.cheats']
-    const run = spawnSync(process.execPath, [IBEX_BIN, ...args], { encoding: 'utf8', timeout: 60_000 })
+    const bin = process.env.IBEX_E2E_BIN ?? IBEX_BIN
+    const run = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 })
     expect(run.status).toBe(2)
     expect(run.stderr.trim().split('\n').at(-1)).toBe(
       "ibex: [dev] cheats is refused: it would let any client rewrite chain 7860's state",

@@ -13,6 +13,8 @@ import {
   IntrinsicGasError,
   TipAboveFeeCapError,
 } from '../evm/errors.js'
+import { TimestampNotAfterParentError } from '../consensus/devClock.js'
+import { MineLimitError } from '../consensus/devControl.js'
 import { NodeShuttingDownError, PoolBusyError, TraceLimitError, WorkerCrashedError } from '../exec/pool/errors.js'
 import { SIM_ERROR, SimulationError } from '../simulate/errors.js'
 import { TraceConfigError, TraceOptionsError } from '../trace/options.js'
@@ -205,6 +207,9 @@ const MODULE_ERRORS: [IbexError, number, string][] = [
   ],
   [new TraceConfigError('time: invalid duration "x"'), -32000, 'time: invalid duration "x"'],
   [new OverrideError('stateOverrides: expected an object'), -32602, 'stateOverrides: expected an object'],
+  // the dev chain's test controls (anvil's code and wording)
+  [new TimestampNotAfterParentError(5n), -32602, "Timestamp error: 5 is lower than previous block's timestamp"],
+  [new MineLimitError(11n, 10), -32602, 'cannot mine 11 blocks at once: at most 10 ([dev] mine_max_blocks)'],
   // eth_simulateV1 (geth internal/ethapi/errors.go)
   ...(
     [

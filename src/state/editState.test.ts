@@ -1,19 +1,17 @@
 /**
- * editState against the genesis writer: editing a state must give the root a genesis with the
- * edited accounts gets (same trie, same encoding), an account left empty must leave the trie,
- * and the old root must still read as before.
+ * editState against a state written from scratch: editing a state must give the root a fresh state
+ * holding the edited accounts gets (as a genesis is written: src/chain/genesis.ts), an account left
+ * empty must leave the trie, and the old root must still read as before.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { GenesisJson } from '../chain/common.js'
-import { writeGenesisState } from '../chain/genesis.js'
 import { type Database, openDatabase } from '../db/db.js'
 import { editState } from './editState.js'
-import { stateAt, TrieStore } from './index.js'
+import { createStateManager, stateAt, TrieStore } from './index.js'
 
 const COMMON = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
 const A = `0x${'aa'.repeat(20)}`
@@ -41,10 +39,19 @@ async function freshDb(): Promise<Database> {
   return db
 }
 
-/** The root of a genesis holding `alloc`, its nodes committed to `db`. */
+/** The root of a fresh state holding `alloc` (written as a genesis alloc is), its nodes committed to `db`. */
 async function genesisRoot(db: Database, alloc: Alloc): Promise<Uint8Array> {
   const trie = new TrieStore(db)
-  const root = await writeGenesisState({ alloc } as unknown as GenesisJson, COMMON, trie)
+  const sm = createStateManager(trie, COMMON)
+  for (const [address, a] of Object.entries(alloc)) {
+    const at = createAddressFromString(address)
+    await sm.putAccount(at, new Account(BigInt(a.nonce ?? 0), BigInt(a.balance ?? 0)))
+    if (a.code !== undefined) await sm.putCode(at, hexToBytes(a.code as `0x${string}`))
+    for (const [key, value] of Object.entries(a.storage ?? {})) {
+      await sm.putStorage(at, setLengthLeft(hexToBytes(key as `0x${string}`), 32), hexToBytes(value as `0x${string}`))
+    }
+  }
+  const root = await sm.getStateRoot()
   const batch = db.batch()
   trie.flushInto(batch)
   await batch.write(false)
