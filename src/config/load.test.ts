@@ -277,6 +277,11 @@ ws = true
 filter_timeout = "3s"
 max_log_block_range = 5000
 max_log_results = 100
+max_filters = 50
+max_filters_per_ip = 7
+max_filter_changes = 99
+max_subscriptions = 60
+max_subscriptions_per_ip = 8
 ws_max_buffered_bytes = 65536
 vhosts = ["rpc.example.org", "*"]
 trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]
@@ -288,8 +293,8 @@ idle_timeout = "5s"
 fast_http = false
 max_response_bytes = 1000
 shutdown_grace = "1s"
-rate_limit = 50
 ready_max_lag_blocks = 5
+rate_limit = 50
 rate_limit_call = 5
 rate_limit_logs = 4
 rate_limit_debug = 1
@@ -376,6 +381,11 @@ mine_max_blocks = 5
         filterTimeoutMs: 3000,
         maxLogBlockRange: 5000,
         maxLogResults: 100,
+        maxFilters: 50,
+        maxFiltersPerIp: 7,
+        maxFilterChanges: 99,
+        maxSubscriptions: 60,
+        maxSubscriptionsPerIp: 8,
         wsMaxBufferedBytes: 65536,
         vhosts: ['rpc.example.org', '*'],
         trustedProxies: ['127.0.0.1', '10.0.0.0/8'],
@@ -387,11 +397,11 @@ mine_max_blocks = 5
         fastHttp: false,
         maxResponseBytes: 1000,
         shutdownGraceMs: 1000,
+        readyMaxLagBlocks: 5,
         rateLimit: { requests: 50, call: 5, logs: 4, debug: 1, burstMs: 3000, explicit: true },
       },
       chain: {
         tokenSymbol: 'TIBX',
-        readyMaxLagBlocks: 5,
         explorerUrl: 'https://scan.example.org',
         rpcUrls: ['https://rpc.example.org', 'wss://ws.example.org'],
         name: 'Test Chain',
@@ -465,13 +475,13 @@ mine_max_blocks = 5
     ['[jsonrpc]\nenabled = "yes"\n', '[jsonrpc] enabled: expected true or false, got "yes"'],
     [
       '[jsonrpc]\napi = "eth"\nprot = 1\n',
-      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, max_connections_per_ip, header_timeout, read_timeout, idle_timeout, fast_http, max_response_bytes, shutdown_grace, ready_max_lag_blocks, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
+      'unknown key "prot" in [jsonrpc] (accepted: enabled, host, port, api, cors_origins, ws, max_body_bytes, max_batch_items, batch_concurrency, gas_cap, evm_timeout, filter_timeout, max_log_block_range, max_log_results, max_filters, max_filters_per_ip, max_filter_changes, max_subscriptions, max_subscriptions_per_ip, ws_max_buffered_bytes, vhosts, trusted_proxies, max_connections, max_connections_per_ip, header_timeout, read_timeout, idle_timeout, fast_http, max_response_bytes, shutdown_grace, ready_max_lag_blocks, rate_limit, rate_limit_call, rate_limit_logs, rate_limit_debug, rate_burst)',
     ],
     [
       'netwrk = "dev"\n',
-      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet])',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev])',
     ],
-    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet])'],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev])'],
     ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
     ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
     ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],

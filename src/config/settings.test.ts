@@ -37,6 +37,11 @@ const MAINNET = {
     filterTimeoutMs: 300_000,
     maxLogBlockRange: 100_000,
     maxLogResults: 20_000,
+    maxFilters: 10_000,
+    maxFiltersPerIp: 500,
+    maxFilterChanges: 10_000,
+    maxSubscriptions: 10_000,
+    maxSubscriptionsPerIp: 500,
     wsMaxBufferedBytes: 16_777_216,
     vhosts: ['localhost'],
     trustedProxies: [],
@@ -48,11 +53,11 @@ const MAINNET = {
     fastHttp: true,
     maxResponseBytes: 25_000_000,
     shutdownGraceMs: 10_000,
+    readyMaxLagBlocks: 3,
     rateLimit: { requests: 200, call: 40, logs: 10, debug: 2, burstMs: 2000, explicit: false },
   },
   chain: {
     tokenSymbol: 'IBX',
-    readyMaxLagBlocks: 3,
     explorerUrl: '',
     rpcUrls: [],
     name: 'Ibex Mainnet',
@@ -122,6 +127,7 @@ describe('the settings table', () => {
     expect(load('start', '--network', 'dev', '--genesis', 'g.json').config.dev.unlockedAccounts).toBe(false)
     const asked = load('start', '--network', 'dev', '--genesis', 'g.json', '--dev.unlocked-accounts=true')
     expect(asked.config.dev.unlockedAccounts).toBe(true)
+    expect(load('start', '--genesis', 'g.json').config).toEqual({
       ...MAINNET,
       genesisFile: 'g.json',
       datadir: './data/custom',
@@ -194,7 +200,6 @@ describe('chain defaults at start', () => {
     })
   })
 
-  it('a chain without IBFT keeps geth price limit (1 wei) unless one was set', () => {
   it('refuses unlocked dev accounts on the public chain ids, whatever the preset said', () => {
     const dev = defaultConfig('dev')
     for (const chainId of [786n, 7860n]) {
@@ -207,6 +212,7 @@ describe('chain defaults at start', () => {
     expect(() => settleChainDefaults(asked, { chainId: 7860n, ibft: true })).toThrow('[dev] unlocked_accounts is refused')
   })
 
+  it('a chain without IBFT keeps geth price limit (1 wei) unless one was set', () => {
     expect(settleChainDefaults(mainnet, { chainId: 786n, ibft: false }).txpool.priceLimit).toBe(1n)
     const dev = defaultConfig('dev')
     expect(settleChainDefaults(dev, { chainId: 1337n, ibft: false }).txpool.priceLimit).toBe(1n)

@@ -152,6 +152,12 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.filter_timeout', to: 'jsonrpc.filterTimeoutMs', flag: 'rpc.filter-timeout', kind: duration(1), default: 300_000, help: 'a filter not polled with eth_getFilterChanges for this long is removed (3s, 300)' }),
   row({ key: 'jsonrpc.max_log_block_range', flag: 'rpc.rangelimit', kind: int(0), default: 100_000, help: 'largest toBlock - fromBlock of eth_getLogs and eth_getFilterLogs (0 = no limit)' }),
   row({ key: 'jsonrpc.max_log_results', flag: 'rpc.max-logs-per-response', kind: int(0), default: 20_000, help: 'most logs in one eth_getLogs or eth_getFilterLogs answer (0 = no limit)' }),
+  // filters and subscriptions: geth has no caps; each one costs memory and work per block, so a public node needs them (issue 18)
+  row({ key: 'jsonrpc.max_filters', flag: 'rpc.max-filters', kind: int(0), default: 10_000, help: 'polling filters (eth_new*Filter) installed in all; a new one past it is refused with -32005 (0 = no limit)' }),
+  row({ key: 'jsonrpc.max_filters_per_ip', flag: 'rpc.max-filters-per-ip', kind: int(0), default: 500, help: 'polling filters one client IP may have installed (0 = no limit)' }),
+  row({ key: 'jsonrpc.max_filter_changes', flag: 'rpc.max-filter-changes', kind: int(1), default: 10_000, help: 'items a filter gathers between two eth_getFilterChanges before the oldest are dropped' }),
+  row({ key: 'jsonrpc.max_subscriptions', flag: 'ws.max-subscriptions', kind: int(0), default: 10_000, help: 'eth_subscribe subscriptions over all WebSocket connections; a new one past it is refused with -32005 (0 = no limit)' }),
+  row({ key: 'jsonrpc.max_subscriptions_per_ip', flag: 'ws.max-subscriptions-per-ip', kind: int(0), default: 500, help: 'subscriptions one client IP may hold over its connections (0 = no limit)' }),
   // a reader this far behind is cut instead of buffered without limit
   row({ key: 'jsonrpc.ws_max_buffered_bytes', flag: 'ws.max-buffer', kind: bytes(1), default: 16 * MIB, help: 'a WebSocket client with more unsent bytes than this is disconnected' }),
   // geth's: `localhost` (or any IP address, or no Host) passes; a public name must be listed
@@ -171,6 +177,8 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.max_response_bytes', flag: 'rpc.response-limit', kind: bytes(0), default: 25_000_000, help: 'largest answer (a batch counts whole); calls past it answer -32003 `response too large` (0 = no limit)' }),
   // twice the eth_call limit, so running calls finish; well inside systemd's 90 s stop timeout
   row({ key: 'jsonrpc.shutdown_grace', to: 'jsonrpc.shutdownGraceMs', flag: 'rpc.shutdown-grace', kind: duration(0), default: 10_000, help: 'on SIGTERM, requests still running after this are cut (new ones are refused at once)' }),
+  // src/ops/health.ts READY_MAX_LAG_BLOCKS: one block behind is a block in flight, three block times without one is a stopped chain
+  row({ key: 'jsonrpc.ready_max_lag_blocks', flag: 'rpc.ready-max-lag', kind: int(1, 1_000_000, 'BLOCKS'), default: 3, help: 'GET /ready: blocks a node may trail its chain (head age in block times, blocks behind its peers) and still answer 200' }),
   row({ key: 'jsonrpc.rate_limit', to: 'jsonrpc.rateLimit.requests', flag: 'rpc.ratelimit', kind: budget, default: byPreset((p) => p.budgets.requests), help: 'requests per second per client IP, each batch item counting; over it: 429, -32005 (0 = no limit)' }),
   row({ key: 'jsonrpc.rate_limit_call', to: 'jsonrpc.rateLimit.call', flag: 'rpc.ratelimit.call', kind: budget, default: byPreset((p) => p.budgets.call), help: 'eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 per second per client IP (0 = no own limit)' }),
   row({ key: 'jsonrpc.rate_limit_logs', to: 'jsonrpc.rateLimit.logs', flag: 'rpc.ratelimit.logs', kind: budget, default: byPreset((p) => p.budgets.logs), help: 'eth_getLogs, eth_getFilterLogs per second per client IP (0 = no own limit)' }),
@@ -178,8 +186,6 @@ export const SETTINGS: readonly Setting[] = [
   // a bucket holds 2 s of its rate, so short bursts pass
   row({ key: 'jsonrpc.rate_burst', to: 'jsonrpc.rateLimit.burstMs', flag: 'rpc.ratelimit.burst', kind: duration(1), default: 2000, help: 'a client may burst this many seconds of its rates at once' }),
 
-  // src/ops/health.ts READY_MAX_LAG_BLOCKS: one block behind is a block in flight, three block times without one is a stopped chain
-  row({ key: 'jsonrpc.ready_max_lag_blocks', flag: 'rpc.ready-max-lag', kind: int(1, 1_000_000, 'BLOCKS'), default: 3, help: 'GET /ready: blocks a node may trail its chain (head age in block times, blocks behind its peers) and still answer 200' }),
   // a placeholder: the spec leaves the symbol open (<TOKEN_SYMBOL>)
   row({ key: 'chain.token_symbol', kind: SYMBOL, default: 'IBX', help: 'token symbol shown to wallets (placeholder until the launch name is set)' }),
   row({ key: 'chain.explorer_url', kind: url(HTTP_SCHEMES, true), default: '', help: 'block explorer URL, for wallets and chain registries' }),

@@ -44,6 +44,14 @@ export interface JsonRpcConfig {
   maxLogBlockRange: number
   /** Most logs in one eth_getLogs / eth_getFilterLogs answer; 0 = no limit. */
   maxLogResults: number
+  /** Polling filters installed in all / per client IP; 0 = no limit. */
+  maxFilters: number
+  maxFiltersPerIp: number
+  /** Items one polling filter gathers between two polls before the oldest are dropped. */
+  maxFilterChanges: number
+  /** WebSocket subscriptions in all / per client IP; 0 = no limit. */
+  maxSubscriptions: number
+  maxSubscriptionsPerIp: number
   /** A WebSocket client with more than this many bytes still unsent is disconnected. */
   wsMaxBufferedBytes: number
   /** Host header values accepted (geth's --http.vhosts); `*` = any. Requests to an IP address or without Host always pass. */
@@ -66,10 +74,10 @@ export interface JsonRpcConfig {
   maxResponseBytes: number
   /** On shutdown, requests still running after this long are cut, ms. */
   shutdownGraceMs: number
-  /** Per-client-IP request budgets (src/rpc/server/limits.ts). */
-  rateLimit: RateLimitConfig
   /** /ready: blocks a node may trail its chain (head age, behind peers) and stay ready (src/ops/health.ts). */
   readyMaxLagBlocks: number
+  /** Per-client-IP request budgets (src/rpc/server/limits.ts). */
+  rateLimit: RateLimitConfig
 }
 
 /** Token-bucket budgets per client IP, in requests per second (each batch item counts); 0 = no limit. */

@@ -64,6 +64,17 @@ export class LogResultLimitError extends IbexError {
   }
 }
 
+/** A filter or subscription limit is reached; `key` names the config key that sets it. */
+export class TooManyFiltersError extends IbexError {
+  readonly kind = 'tooManyFilters'
+  constructor(
+    readonly limit: number,
+    readonly key: string,
+  ) {
+    super(`too many filters and subscriptions: limit ${limit} reached (${key})`)
+  }
+}
+
 export type FilterError =
   | FilterNotFoundError
   | UnknownBlockError
@@ -72,6 +83,7 @@ export type FilterError =
   | RangeBeyondHeadError
   | BlockRangeLimitError
   | LogResultLimitError
+  | TooManyFiltersError
 
 /** Builders, as the query code calls them. */
 export const filterErrors = {
@@ -82,4 +94,5 @@ export const filterErrors = {
   beyondHead: () => new RangeBeyondHeadError(),
   rangeLimit: (limit: number) => new BlockRangeLimitError(limit),
   resultLimit: (max: number, from: bigint, to: bigint) => new LogResultLimitError(max, from, to),
+  tooMany: (limit: number, key: string) => new TooManyFiltersError(limit, key),
 }

@@ -7,7 +7,7 @@ import { newRpcId } from './filters.js'
 import { blockLogsAt } from './keptLogs.js'
 import { compileMatcher } from './match.js'
 import { candidateBlocks, type LogQuery, queryLogs } from './query.js'
-import { type SubscriptionItem, Subscriptions } from './subscriptions.js'
+import { SubscriptionHub, type SubscriptionItem } from './subscriptions.js'
 import { criteria, hex, num, openFilterChain, SENDER, T, topic } from '../../test/helpers/filters.js'
 
 const cleanups: (() => Promise<void>)[] = []
@@ -241,7 +241,7 @@ describe('subscriptions of one connection', () => {
   it('hold items until the subscribe answer is out, then deliver each once; removal stops them', async () => {
     const { events, mine } = await setup()
     const sent: [string, SubscriptionItem][] = []
-    const subs = new Subscriptions(events, (id, item) => sent.push([id, item]))
+    const subs = new SubscriptionHub(events).connection((id, item) => sent.push([id, item]))
     const heads = subs.add('newHeads')
     const logs = subs.add('logs', { query: criteria({ topics: [[topic(7)]] }) })
     const pending = subs.add('newPendingTransactions', { fullTx: true })

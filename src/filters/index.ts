@@ -20,6 +20,21 @@
 export { ChainLog, type LogBlockInfo } from './chainLog.js'
 export { type FilterError, filterErrors } from './errors.js'
 export { ChainEvents, type NewBlockEvent } from './events.js'
-export { FILTER_SWEEP_MIN_MS, type FilterChanges, FilterSystem, newRpcId } from './filters.js'
+export {
+  EventRing,
+  FILTER_MAX_CHANGES,
+  FILTER_SWEEP_MIN_MS,
+  type FilterChanges,
+  FilterSystem,
+  newRpcId,
+} from './filters.js'
 export { type LogQuery, type LogQueryLimits, type LogRangeBound, queryLogs } from './query.js'
-export { type DeliverItem, type SubscriptionItem, type SubscriptionKind, Subscriptions } from './subscriptions.js'
+export {
+  type DeliverItem,
+  SubscriptionHub,
+  type SubscriptionItem,
+  type SubscriptionKind,
+  type SubscriptionLimits,
+  Subscriptions,
+} from './subscriptions.js'
+export { MatcherIndex } from './matcherIndex.js'

@@ -91,6 +91,7 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   rangeBeyondHead: INVALID_PARAMS,
   blockRangeLimit: INVALID_PARAMS,
   logResultLimit: INVALID_PARAMS,
+  tooManyFilters: ERROR_CODE.limitExceeded,
   // messages (eth_call, eth_estimateGas, eth_createAccessList; the pool's fee errors too)
   reverted: ERROR_CODE.revert,
   execution: SERVER,

@@ -109,7 +109,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     maxBufferedBytes: rpc.wsMaxBufferedBytes,
     cors: CorsPolicy.fromOrigins(rpc.corsOrigins),
     budgets: server.budgets,
-    createSession: (send) => new EthSubscriptionSession(backend.events, send, ethServed),
+    createSession: (send, client) => new EthSubscriptionSession(backend.subscriptions, send, ethServed, client),
   })
   const { url } = await server.start()
   const stop = async () => {

@@ -32,7 +32,7 @@ import {
   type TraceOptions,
   type TraceParts,
 } from '../exec/pool/index.js'
-import { type ChainEvents, FilterSystem, queryLogs } from '../filters/index.js'
+import { type ChainEvents, FilterSystem, queryLogs, SubscriptionHub } from '../filters/index.js'
 import type { Logger } from '../log.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
@@ -96,6 +96,8 @@ export class NodeBackend implements Backend {
   readonly network: NetworkInfo | undefined
   /** New blocks and pending transactions (WebSocket subscriptions). */
   readonly events: ChainEvents
+  /** Every WebSocket connection's subscriptions, behind one listener on `events`. */
+  readonly subscriptions: SubscriptionHub
   readonly #config: IbexConfig
   readonly #db: Database
   readonly #store: ChainStore
@@ -134,6 +136,13 @@ export class NodeBackend implements Backend {
       events: deps.events,
       timeoutMs: rpc.filterTimeoutMs,
       limits: { maxBlockRange: rpc.maxLogBlockRange, maxResults: rpc.maxLogResults },
+      maxFilters: rpc.maxFilters,
+      maxFiltersPerClient: rpc.maxFiltersPerIp,
+      maxChanges: rpc.maxFilterChanges,
+    })
+    this.subscriptions = new SubscriptionHub(deps.events, {
+      maxTotal: rpc.maxSubscriptions,
+      maxPerClient: rpc.maxSubscriptionsPerIp,
     })
   }
 
@@ -354,6 +363,7 @@ export class NodeBackend implements Backend {
   /** Stops the filters' sweep (the server is stopping). */
   close(): void {
     this.filters.close()
+    this.subscriptions.close()
   }
 
   /** EIP-6110 deposit contract of the chain (eth_simulateV1 builds blocks with its requests). */

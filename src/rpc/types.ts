@@ -22,7 +22,8 @@ export interface ParamDecoder<T> {
 export interface MethodDef<Ctx = unknown> {
   readonly params: readonly ParamDecoder<unknown>[]
   /** Returns the JSON-ready result (strings, numbers, booleans, null, arrays, objects). */
-  handler(ctx: Ctx, params: unknown[]): unknown | Promise<unknown>
+  /** `client`: the caller's IP ('' when unknown), for what is limited per client (filters). */
+  handler(ctx: Ctx, params: unknown[], client?: string): unknown | Promise<unknown>
 }
 
 /** The value a decoder hands over. */
@@ -42,7 +43,7 @@ export type DecodedParams<P extends readonly ParamDecoder<unknown>[]> = { -reado
  */
 export function method<Ctx, const P extends readonly ParamDecoder<unknown>[]>(
   params: P,
-  handler: (ctx: Ctx, params: DecodedParams<P>) => unknown,
+  handler: (ctx: Ctx, params: DecodedParams<P>, client?: string) => unknown,
 ): MethodDef<Ctx> {
   return { params, handler }
 }

@@ -9,7 +9,7 @@
  * A pending transaction's object is built once, whoever asks (WeakMap on the pool's entry).
  */
 import type { ChainBlock } from '../../chain/store.js'
-import type { FilterChanges, SubscriptionItem } from '../../filters/index.js'
+import type { ChainLog, FilterChanges, SubscriptionItem } from '../../filters/index.js'
 import type { PoolTx } from '../../txpool/index.js'
 import { toData } from '../../util/hex.js'
 import { formatHeader, type RpcObject } from './block.js'
@@ -41,40 +41,52 @@ export function formatFilterChanges(changes: FilterChanges): unknown[] {
 }
 
 /**
- * The notification texts of one connection's subscriptions, geth's shape:
+ * Result texts shared by every connection: a head, log or pending transaction object is
+ * serialized once however many subscriptions receive it (weakly held: gone with the item).
+ */
+let headBlock: ChainBlock | undefined
+let headText = ''
+const logTexts = new WeakMap<ChainLog, string>()
+const fullTxTexts = new WeakMap<PoolTx, string>()
+
+/**
+ * The notification texts of subscriptions, geth's shape:
  *
  *   {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}
  *
- * The result text of the last head and of the last pending transaction object is kept, so
- * several subscriptions of one kind on a connection serialize each once.
+ * Only the envelope with the id is built per subscriber; the result text is shared (above).
  */
 export class NotificationWriter {
-  #headBlock: ChainBlock | undefined
-  #headText = ''
-  #fullTx: PoolTx | undefined
-  #fullTxText = ''
-
   text(id: string, item: SubscriptionItem): string {
-    return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${this.#result(item)}}}`
+    return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${resultText(item)}}}`
   }
+}
 
-  #result(item: SubscriptionItem): string {
-    switch (item.kind) {
-      case 'newHeads':
-        if (item.block !== this.#headBlock) {
-          this.#headBlock = item.block
-          this.#headText = JSON.stringify(formatHeader(item.block))
-        }
-        return this.#headText
-      case 'logs':
-        return JSON.stringify(formatLog(item.log))
-      case 'newPendingTransactions':
-        if (!item.fullTx) return JSON.stringify(item.tx.hashHex)
-        if (item.tx !== this.#fullTx) {
-          this.#fullTx = item.tx
-          this.#fullTxText = JSON.stringify(formatPendingTransaction(item.tx))
-        }
-        return this.#fullTxText
+/** The JSON text of an item's result, built on first use. */
+export function resultText(item: SubscriptionItem): string {
+  switch (item.kind) {
+    case 'newHeads':
+      if (item.block !== headBlock) {
+        headBlock = item.block
+        headText = JSON.stringify(formatHeader(item.block))
+      }
+      return headText
+    case 'logs': {
+      let t = logTexts.get(item.log)
+      if (t === undefined) {
+        t = JSON.stringify(formatLog(item.log))
+        logTexts.set(item.log, t)
+      }
+      return t
+    }
+    case 'newPendingTransactions': {
+      if (!item.fullTx) return `"${item.tx.hashHex}"`
+      let t = fullTxTexts.get(item.tx)
+      if (t === undefined) {
+        t = JSON.stringify(formatPendingTransaction(item.tx))
+        fullTxTexts.set(item.tx, t)
+      }
+      return t
     }
   }
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type ChainLog, queryLogs, type SubscriptionItem, Subscriptions } from '../../filters/index.js'
+import { type ChainLog, queryLogs, SubscriptionHub, type SubscriptionItem } from '../../filters/index.js'
 import { criteria, hex, num, openFilterChain, T, topic } from '../../../test/helpers/filters.js'
 import { formatFilterChanges, NotificationWriter } from './filterChanges.js'
 import { formatLog, formatLogs } from './log.js'
@@ -86,7 +86,7 @@ describe('filter changes and notifications', () => {
     const { events, mine } = await setup()
     const writer = new NotificationWriter()
     const sent: string[] = []
-    const subs = new Subscriptions(events, (id: string, item: SubscriptionItem) => sent.push(writer.text(id, item)))
+    const subs = new SubscriptionHub(events).connection((id: string, item: SubscriptionItem) => sent.push(writer.text(id, item)))
     const heads = subs.add('newHeads')
     const logs = subs.add('logs', { query: criteria({ topics: [[topic(9)]] }) })
     const pending = subs.add('newPendingTransactions')

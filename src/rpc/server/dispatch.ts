@@ -110,10 +110,12 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * is `notifications not supported` and `*_unsubscribe` finds nothing.
  */
 export interface RpcSession {
-  /** `<namespace>_subscribe` with its raw params; returns the subscription id or throws. */
-  subscribe(namespace: string, params: unknown): unknown
-  /** `<namespace>_unsubscribe` of a decoded id: true, or throws `subscription not found`. */
-  unsubscribe(id: string): boolean
+  /** The client's IP, as the per-IP limits count it (filters, subscriptions); '' when unknown. */
+  readonly client: string
+  /** `<namespace>_subscribe` with its raw params; returns the subscription id or throws. Absent over HTTP. */
+  subscribe?(namespace: string, params: unknown): unknown
+  /** `<namespace>_unsubscribe` of a decoded id: true, or throws `subscription not found`. Absent over HTTP. */
+  unsubscribe?(id: string): boolean
 }
 
 const SUBSCRIBE_SUFFIX = '_subscribe'
@@ -302,16 +304,16 @@ export class RpcDispatcher<Ctx> {
 
   private call(method: string, params: unknown, session: RpcSession | undefined): unknown {
     if (method.endsWith(SUBSCRIBE_SUFFIX)) {
-      if (session === undefined) throw NOTIFICATIONS_UNSUPPORTED
+      if (session?.subscribe === undefined) throw NOTIFICATIONS_UNSUPPORTED
       return session.subscribe(method.slice(0, -SUBSCRIBE_SUFFIX.length), params)
     }
     let def = this.methods.get(method)
     if (def === undefined && method.endsWith('_unsubscribe')) {
-      if (session !== undefined) return session.unsubscribe(decodeParams(UNSUBSCRIBE.params, params)[0] as string)
+      if (session?.unsubscribe !== undefined) return session.unsubscribe(decodeParams(UNSUBSCRIBE.params, params)[0] as string)
       def = UNSUBSCRIBE as MethodDef<Ctx>
     }
     if (def === undefined) throw new MethodNotFoundError(method)
-    return def.handler(this.ctx, decodeParams(def.params, params))
+    return def.handler(this.ctx, decodeParams(def.params, params), session?.client ?? '')
   }
 
   /** The id for `batch too large`: the first call's, among the items geth would have decoded. */

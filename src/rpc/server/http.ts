@@ -364,7 +364,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
     this.inFlight++
     this.metrics?.requestStarted()
     const cors = this.cors === undefined ? NO_HEADERS : this.cors.actualHeadersFor(req.origin, 'POST')
-    const client = this.limiter === undefined ? '' : clientAddressOf(req.peer, req.forwardedFor, this.proxies)
+    const client = clientAddressOf(req.peer, req.forwardedFor, this.proxies)
     void this.answer(reply, body, client, cors)
   }
 
@@ -440,7 +440,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
     tracked[kServer] = this as RpcHttpServer<unknown>
     // the response is used once: a plain listener, no once() wrapper
     tracked.on('close', onPostClosed)
-    const client = this.limiter === undefined ? '' : clientAddress(req, this.proxies)
+    const client = clientAddress(req, this.proxies)
     const reading = req as ReadingRequest
     reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res, client, corsHeaders)
     reading.on('data', onBodyData)
@@ -453,7 +453,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
     try {
       if (this.limiter === undefined && this.metrics === undefined) {
         // a read answered at once is written in this tick (dispatch.ts answerBody)
-        const out = this.dispatcher.answerBody(body)
+        const out = this.dispatcher.answerBody(body, { client })
         reply.json(200, out instanceof Promise ? await out : out, headers)
         return
       }
@@ -474,7 +474,8 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
         ])
         return
       }
-      const out = parsed === undefined ? this.dispatcher.answerBody(body) : this.dispatcher.answerParsed(parsed)
+      const session = { client }
+      const out = parsed === undefined ? this.dispatcher.answerBody(body, session) : this.dispatcher.answerParsed(parsed, session)
       reply.json(200, out instanceof Promise ? await out : out, headers)
     } catch {
       reply.internalError()

@@ -43,8 +43,8 @@ export interface RpcWebSocketOptions<Ctx> {
   cors: CorsPolicy | undefined
   /** The per-IP budgets shared with HTTP (RpcHttpServer.budgets); absent = none. */
   budgets?: ClientBudgets
-  /** Makes the session of a new connection; `send` delivers one text frame (buffer-bounded). */
-  createSession(send: (text: string) => void): WsSession
+  /** Makes the session of a new connection; `send` delivers one text frame (buffer-bounded); `client` is its IP. */
+  createSession(send: (text: string) => void, client: string): WsSession
 }
 
 class Connection {
@@ -56,12 +56,13 @@ class Connection {
   constructor(
     ws: WebSocket,
     client: string,
-    createSession: (send: (text: string) => void) => WsSession,
+    createSession: (send: (text: string) => void, client: string) => WsSession,
     maxBuffered: number,
+    address: string,
   ) {
     this.ws = ws
     this.client = client
-    this.session = createSession((text) => sendBounded(ws, text, maxBuffered))
+    this.session = createSession((text) => sendBounded(ws, text, maxBuffered), address)
   }
 }
 
@@ -119,7 +120,9 @@ export class RpcWebSocketServer<Ctx> {
 
   #onConnection(ws: WebSocket, req: IncomingMessage): void {
     const client = this.#o.budgets === undefined ? '' : this.#o.budgets.clientOf(req)
-    const conn = new Connection(ws, client, this.#o.createSession, this.#o.maxBufferedBytes)
+    // subscription limits count per IP even where no budgets are configured
+    const address = client !== '' ? client : (req.socket.remoteAddress ?? '')
+    const conn = new Connection(ws, client, this.#o.createSession, this.#o.maxBufferedBytes, address)
     this.#connections.add(conn)
     ws.on('message', (data: RawData) => this.#onMessage(conn, data))
     ws.on('pong', () => {

@@ -6,8 +6,7 @@
  * -32000 `subscription not found`. The subscriptions themselves live in src/filters; their items
  * become notification texts here (NotificationWriter, src/rpc/format/filterChanges.ts).
  */
-import type { ChainEvents, SubscriptionKind } from '../../../filters/index.js'
-import { Subscriptions } from '../../../filters/index.js'
+import type { SubscriptionHub, SubscriptionKind, Subscriptions } from '../../../filters/index.js'
 import { NotificationWriter } from '../../format/filterChanges.js'
 import { ERROR_CODE, InvalidParamsError, NonArrayArgsError, RpcError, SubscriptionNotFoundError } from '../../errors.js'
 import { Bool, type FilterCriteria, FilterOptions, optional, stringParam } from '../../params/index.js'
@@ -48,12 +47,14 @@ const NAME = stringParam('string')
 export class EthSubscriptionSession implements RpcSession {
   readonly #subs: Subscriptions
   readonly #enabled: boolean
+  readonly client: string
 
-  /** `enabled`: whether the eth namespace is served at all. */
-  constructor(events: ChainEvents, send: (text: string) => void, enabled: boolean) {
+  /** `enabled`: whether the eth namespace is served at all; `client`: the connection's IP (per-IP limits). */
+  constructor(hub: SubscriptionHub, send: (text: string) => void, enabled: boolean, client = '') {
     const writer = new NotificationWriter()
-    this.#subs = new Subscriptions(events, (id, item) => send(writer.text(id, item)))
+    this.#subs = hub.connection((id, item) => send(writer.text(id, item)), client)
     this.#enabled = enabled
+    this.client = client
   }
 
   subscribe(namespace: string, params: unknown): string {
