@@ -105,11 +105,11 @@ describe('lists and names', () => {
   it('checks namespaces', () => {
     expect(parseNamespaces('eth,net,debug')).toEqual(['eth', 'net', 'debug'])
     expect(problem(() => parseNamespaces('eth,foo'))).toBe(
-      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat)',
+      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing)',
     )
     expect(problem(() => parseNamespaces('eth,eth'))).toBe('namespace "eth" listed twice')
     expect(problem(() => parseNamespaces(''))).toBe(
-      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat)',
+      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing)',
     )
     expect(problem(() => parseNamespaces('ETH'))).toMatch(/^unknown namespace "ETH"/)
   })

@@ -16,6 +16,7 @@ import {
 import { TimestampNotAfterParentError } from '../consensus/devClock.js'
 import { MineLimitError } from '../consensus/devControl.js'
 import { NodeShuttingDownError, PoolBusyError, TraceLimitError, WorkerCrashedError } from '../exec/pool/errors.js'
+import { TestingBuildError } from '../exec/simulate/buildTestingBlock.js'
 import { SIM_ERROR, SimulationError } from '../simulate/errors.js'
 import { TraceConfigError, TraceOptionsError } from '../trace/options.js'
 import { OverrideError } from '../trace/overrides.js'
@@ -155,6 +156,12 @@ const MODULE_ERRORS: [IbexError, number, string][] = [
   [filterErrors.beyondHead(), -32602, 'block range extends beyond current head block'],
   [filterErrors.rangeLimit(10_000), -32602, 'exceed maximum block range 10000'],
   [filterErrors.resultLimit(10_000, 5n, 9n), -32602, 'query exceeds max results 10000, retry with the range 5-9'],
+  [
+    filterErrors.tooMany(500, 'jsonrpc.max_filters_per_ip'),
+    -32005,
+    'too many filters and subscriptions: limit 500 reached (jsonrpc.max_filters_per_ip)',
+  ],
+  [new TestingBuildError('parentHash is not current head'), -32000, 'parentHash is not current head'],
   // messages (geth core/state_transition.go, internal/ethapi)
   [new ExecutionError('out of gas'), -32000, 'out of gas'],
   [
