@@ -211,6 +211,8 @@ export const SETTINGS: readonly Setting[] = [
   // [p2p] is absent (no p2p) until one of its keys or flags is set; then it starts from these
   row({ key: 'p2p.port', flag: 'p2p.port', kind: port, default: P2P_PORT, help: 'libp2p TCP port; setting it switches p2p on' }),
   row({ key: 'p2p.bootnodes', flag: 'bootnodes', kind: list(parseBootnodes), default: [], help: 'libp2p multiaddrs of peers to dial; setting it switches p2p on' }),
+  // a few block times: a transaction gossip missed (a validator down, a nonce gap) waits seconds, not forever
+  row({ key: 'p2p.tx_announce_interval', to: 'p2p.txAnnounceIntervalMs', flag: 'p2p.tx-announce-interval', kind: duration(100), default: 5_000, help: 'how often pending transactions are announced by hash to every peer, which fetches those it lacks' }),
   // 10 s rides out a slow proposer or a congested link without needless round changes
   row({ key: 'ibft.round_timeout', to: 'ibft.roundTimeoutBaseMs', flag: 'ibft.round-timeout', kind: duration(IBFT_MIN_ROUND_TIMEOUT_MS), default: 10_000, help: 'IBFT round timeout base: round r ends after base·2^r + block time without a decision' }),
 

@@ -171,6 +171,8 @@ export interface P2pConfig {
   port: number
   /** libp2p multiaddrs of peers to dial at start-up. */
   bootnodes: string[]
+  /** Pending transactions are announced (by hash) to every peer this often, ms (src/p2p/txSync.ts). */
+  txAnnounceIntervalMs: number
 }
 
 export interface IbexConfig {

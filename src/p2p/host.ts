@@ -126,6 +126,10 @@ export class P2pHost {
     this.#node.addEventListener('peer:connect', (evt) => fn(evt.detail.toString()))
   }
 
+  onPeerDisconnect(fn: (peer: string) => void): void {
+    this.#node.addEventListener('peer:disconnect', (evt) => fn(evt.detail.toString()))
+  }
+
   /** Peers known to subscribe to `topic` (a publish reaches them). */
   subscriberCount(topic: string): number {
     return this.#node.services.pubsub.getSubscribers(topic).length

@@ -7,6 +7,8 @@
  *   on any node ─▶ pool ──┤                                         it in their proposals)          │
  *                         │ IbftValidator ◀──▶ /ibft gossip (PREPREPARE, PREPARE, COMMIT, ROUND_CHANGE)
  *                         │ block inserted ──▶ /block gossip "I have n" ──▶ peers' BlockSync         │
+ *                         │ pending txs ──▶ /tx-hashes announcements ──▶ peers fetch what they lack   │
+ *                         │   (txSync.ts)  ◀── /pooled-txs by hash ◀──  (on connect, every interval)  │
  *                         │ BlockSync (sync.ts) ◀── /status, /blocks requests ──▶ peers' chains      │
  *                         └─────────────────── P2pHost (host.ts): libp2p, bootnodes ─────────────────┘
  *
@@ -19,7 +21,10 @@
  *   through signature and certificate checks (src/consensus/ibft), synced blocks through committed
  *   seal verification and full execution (src/consensus/ibftImport.ts) before they touch the chain.
  * - Topics and protocols carry the genesis hash, so nodes of different networks ignore each other.
- * - Every payload and frame is bounded (P2P_MAX_FRAME_BYTES, SYNC_MAX_BLOCKS_PER_REQUEST).
+ * - Every payload and frame is bounded (P2P_MAX_FRAME_BYTES, SYNC_MAX_BLOCKS_PER_REQUEST,
+ *   TX_ANNOUNCE_MAX_HASHES, TX_FETCH_MAX_HASHES).
+ * - A transaction pending here reaches every connected peer that lacks it within one announce
+ *   interval (txSync.ts), whether or not its gossip did.
  * - Node 20 lacks Promise.withResolvers, which libp2p needs: polyfill.ts is imported first.
  */
 export { P2pHost, type P2pHostOptions } from './host.js'
@@ -27,3 +32,4 @@ export { loadNodeKey, NODE_KEY_FILE, nodeKeyPath, peerIdOfSeed } from './identit
 export { ChainNetwork, type ChainNetworkOptions, type NetworkInfo } from './network.js'
 export { protocolNames, type ProtocolNames } from './protocol.js'
 export { BlockSync, type SyncStatus } from './sync.js'
+export { TX_ANNOUNCE_INTERVAL_MS, TxSync, type TxSyncOptions } from './txSync.js'

@@ -1,9 +1,9 @@
 /**
  * ChainNetwork: everything an ibex node does over libp2p, on top of P2pHost — transaction gossip
- * (our pool's new pending transactions out, peers' into our pool; one that became pending while
- * no peer listened is held until one subscribes), IBFT consensus messages, announcements of
- * inserted blocks, and block sync (sync.ts). It is also what net_peerCount, net_listening and
- * eth_syncing read.
+ * (our pool's new pending transactions out, peers' into our pool), announcement and fetch of
+ * pending transactions by hash (txSync.ts: what gossip missed reaches every peer that lacks it),
+ * IBFT consensus messages, announcements of inserted blocks, and block sync (sync.ts). It is also
+ * what net_peerCount, net_listening and eth_syncing read.
  */
 import { bytesToHex } from '@ethereumjs/util'
 import { keccak256 } from 'ethereum-cryptography/keccak.js'
@@ -16,11 +16,10 @@ import { P2pHost } from './host.js'
 import { loadNodeKey } from './identity.js'
 import { decodeBlockRef, encodeBlockRef, type ProtocolNames, protocolNames } from './protocol.js'
 import { BlockSync, type SyncStatus } from './sync.js'
+import { TX_ANNOUNCE_INTERVAL_MS, TxSync } from './txSync.js'
 
-/** Hashes of transactions that came in by gossip, remembered so that our pool's "new pending" echo does not gossip them back. */
+/** Hashes of transactions that came from peers (gossip or fetch), remembered so that our pool's "new pending" echo does not gossip them back. */
 export const TX_GOSSIP_SEEN_MAX = 16_384
-/** Transactions that became pending while no peer listened (just started), kept to send once one does. */
-export const TX_UNSENT_MAX = 1024
 
 /** What the RPC layer reads about the network (net_*, eth_syncing). */
 export interface NetworkInfo {
@@ -43,15 +42,23 @@ export class ChainNetwork implements NetworkInfo {
   readonly host: P2pHost
   readonly names: ProtocolNames
   readonly #sync: BlockSync
+  readonly #txSync: TxSync
   readonly #o: ChainNetworkOptions
   readonly #fromGossip = new Set<string>()
-  readonly #unsent: Uint8Array[] = []
 
   private constructor(host: P2pHost, names: ProtocolNames, opts: ChainNetworkOptions) {
     this.host = host
     this.names = names
     this.#o = opts
     this.#sync = new BlockSync({ host, names, store: opts.store, importBlock: opts.importBlock, log: opts.log })
+    this.#txSync = new TxSync({
+      host,
+      names,
+      pool: opts.pool,
+      announceIntervalMs: opts.config.txAnnounceIntervalMs ?? TX_ANNOUNCE_INTERVAL_MS,
+      submit: (raw, hashHex) => this.#admit(raw, hashHex),
+      log: opts.log,
+    })
   }
 
   /** start opens the libp2p node (identity from `<datadir>/node.key`) and joins the topics. */
@@ -68,6 +75,7 @@ export class ChainNetwork implements NetworkInfo {
     try {
       await net.#sync.start()
       net.#joinTopics()
+      await net.#txSync.start()
     } catch (err) {
       await host.stop()
       throw err
@@ -77,29 +85,30 @@ export class ChainNetwork implements NetworkInfo {
   }
 
   #joinTopics(): void {
-    const { pool, log } = this.#o
+    const { pool } = this.#o
     const { host, names } = this
-    host.subscribe(names.txTopic, (raw) => {
-      const hashHex = bytesToHex(keccak256(raw))
-      this.#remember(hashHex)
-      pool.submit(raw).catch((err: Error) => {
-        this.#fromGossip.delete(hashHex)
-        log.debug(`p2p: gossiped transaction ${hashHex} not admitted: ${err.message}`)
-      })
-    })
+    host.subscribe(names.txTopic, (raw) => void this.#admit(raw, bytesToHex(keccak256(raw))))
     pool.onNewTx((ptx) => {
       if (this.#fromGossip.delete(ptx.hashHex)) return
-      // a transaction gossiped to nobody is marked seen and would never be sent again: hold it
+      // a transaction gossiped to nobody is marked seen and never sent again: it is left to the
+      // announcements (txSync.ts), which reach each peer as it connects
       if (host.subscriberCount(names.txTopic) > 0) host.publish(names.txTopic, ptx.tx.serialize())
-      else if (this.#unsent.length < TX_UNSENT_MAX) this.#unsent.push(ptx.tx.serialize())
-    })
-    host.onPeerSubscribed(names.txTopic, () => {
-      for (const raw of this.#unsent.splice(0)) host.publish(names.txTopic, raw)
     })
     host.subscribe(names.blockTopic, (data, from) => {
       const ref = decodeBlockRef(data)
       if (ref !== undefined && from !== '') this.#sync.noteHead(from, ref.number)
     })
+  }
+
+  /** Offers a transaction from a peer to our pool; a refusal is logged (debug), not thrown. */
+  async #admit(raw: Uint8Array, hashHex: string): Promise<void> {
+    this.#remember(hashHex)
+    try {
+      await this.#o.pool.submit(raw)
+    } catch (err) {
+      this.#fromGossip.delete(hashHex)
+      this.#o.log.debug(`p2p: transaction ${hashHex} from a peer not admitted: ${(err as Error).message}`)
+    }
   }
 
   #remember(hashHex: string): void {
@@ -143,6 +152,7 @@ export class ChainNetwork implements NetworkInfo {
 
   async stop(): Promise<void> {
     this.#sync.stop()
+    this.#txSync.stop()
     await this.host.stop()
   }
 }
