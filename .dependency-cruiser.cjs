@@ -19,6 +19,7 @@ const LAYERS = [
   ['txpool'], // pending and queued transactions
   ['filters'], // log queries, polling filters, subscriptions
   ['p2p'], // libp2p host, gossip, block sync
+  ['validators'], // the validator layer: the DAO's validator set at a block, span committees, consent
   ['consensus'], // IBFT: engine, messages, validator, block building, sealing
   ['rpc'], // JSON-RPC: transport, params, namespaces, formats, the error-to-code map
   ['ops'], // health, metrics, faucet, chain-info
