@@ -33,7 +33,12 @@
  * queued transaction never evicts a pending one; listeners hear of a transaction once it
  * becomes pending (new, promoted, or a pending replacement) — what newPendingTransactions and
  * the sealer react to. Accepted transactions are appended to a journal in the datadir
- * (journal.ts) and re-validated from it at start, so a restart keeps the pool.
+ * (journal.ts) and re-validated from it at start, so a restart keeps the pool — after kill -9 too:
+ * the appended records replay in arrival order, queued ones stay queued and a filled gap is filled
+ * again, so no sender is stranded behind a nonce the crash forgot.
+ * A transaction that leaves without being mined is logged with its reason ("txpool: dropped 0x…:
+ * …", info; evictions from a full pool are counted per block, named at debug), and
+ * eth_getTransactionByHash answers null for it, as geth does.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 

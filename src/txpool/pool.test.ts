@@ -6,6 +6,7 @@ import { createTx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { devAccounts } from '../config/accounts.js'
+import type { Logger } from '../log.js'
 import { openTestChain } from '../../test/helpers/chain.js'
 import { createPoolChain } from './chain.js'
 import type { PoolTx } from './index.js'
@@ -60,7 +61,13 @@ function rawTx(common: Common, from: { privateKey: string }, nonce: bigint, o: T
     .serialize()
 }
 
-async function setup(limits: Partial<TxPoolLimits> = {}, journalFile?: string, dir?: string) {
+/** A logger that keeps its info lines (what an operator sees of drops). */
+function keepInfo(lines: string[]): Logger {
+  const none = () => undefined
+  return { debug: none, info: (msg) => lines.push(msg), warn: none, error: none }
+}
+
+async function setup(limits: Partial<TxPoolLimits> = {}, journalFile?: string, dir?: string, log?: Logger) {
   const d = dir ?? mkdtempSync(join(tmpdir(), 'ibex-pool-'))
   if (dir === undefined) dirs.push(d)
   const chain = await openTestChain(d, { validator })
@@ -70,6 +77,7 @@ async function setup(limits: Partial<TxPoolLimits> = {}, journalFile?: string, d
     chain: createPoolChain(chain.store, chain.db, chain.common, 0n),
     limits: { ...LIMITS, ...limits },
     journal,
+    log,
   })
   pools.push(pool)
   const pending: string[] = []
@@ -242,12 +250,14 @@ describe('TransactionPool: global limits', () => {
   })
 
   it('drops the queued transactions of an idle sender after the lifetime', async () => {
-    const { pool, send } = await setup({ lifetimeMs: 50 })
+    const lines: string[] = []
+    const { pool, send } = await setup({ lifetimeMs: 50 }, undefined, undefined, keepInfo(lines))
     await pool.start()
     await send(alice, 0n)
-    await send(alice, 5n)
+    const stale = await send(alice, 5n)
     await new Promise((r) => setTimeout(r, 250))
     expect(pool.stats()).toEqual({ pending: 1, queued: 0 })
+    expect(lines).toContain(`txpool: dropped ${stale.hashHex}: queued behind a nonce gap for longer than the lifetime`)
   })
 })
 
@@ -273,6 +283,31 @@ describe('TransactionPool: journal', () => {
     expect(second.pool.has(replacement.hashHex)).toBe(true)
     expect(second.pool.has(replaced.hashHex)).toBe(false)
     expect(second.pool.stats()).toEqual({ pending: 1, queued: 1 })
+  })
+
+  it('after a crash (no stop, no rewrite) a sender whose gap was filled at the queue cap comes back whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ibex-pool-'))
+    dirs.push(dir)
+    const first = await setup({ accountQueue: 8 }, 'transactions.rlp', dir)
+    await first.pool.start()
+    for (let n = 1n; n <= 8n; n++) await first.send(alice, n) // queued, the sender's cap
+    expect(await errorOf(first.send(alice, 9n))).toMatch(/account limit exceeded/)
+    await first.send(alice, 0n) // fills the gap: 0…8 pending
+    for (let n = 9n; n <= 12n; n++) await first.send(alice, n)
+    await first.send(bob, 5n) // a gap of its own, kept as queued
+    expect(first.pool.stats()).toEqual({ pending: 13, queued: 1 })
+    // kill -9: no stop(), so the journal is the appended records in arrival order (1…8, 0, 9…12, bob 5)
+    pools.splice(pools.indexOf(first.pool), 1)
+    await first.db.close()
+    closers.length = 0
+
+    const second = await setup({ accountQueue: 8 }, 'transactions.rlp', dir)
+    expect(await second.pool.start()).toEqual({ loaded: 14, kept: 14 })
+    expect(second.pool.stats()).toEqual({ pending: 13, queued: 1 })
+    expect(nonces(second.pool.contentFrom(alice.address.toLowerCase()).pending)).toEqual(
+      Array.from({ length: 13 }, (_, i) => BigInt(i)),
+    )
+    expect(nonces(second.pool.contentFrom(bob.address.toLowerCase()).queued)).toEqual([5n])
   })
 
   it('reads up to a record cut short by a crash', async () => {

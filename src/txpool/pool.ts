@@ -6,6 +6,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Logger } from '../log.js'
+import { keccak256 } from '../util/keccak.js'
 import { SenderTxs } from './account.js'
 import { txErrors } from './errors.js'
 import type { NewTxListener, PoolContent, PoolStats, PoolTx, TxPool } from './index.js'
@@ -18,6 +19,8 @@ import { type AdmissionContext, decodeRawTransaction, TX_MAX_SIZE_BYTES, validat
 export const TXPOOL_EVICTION_INTERVAL_MS = 60_000
 /** During a reset, the event loop gets a turn after this many senders were re-read. */
 export const TXPOOL_RESET_YIELD_ACCOUNTS = 256
+/** Journal records refused at reload that are named in the log one by one; the rest are counted (a big stale journal would flood it). */
+export const TXPOOL_RELOAD_LOGGED_REFUSALS = 32
 
 export interface TxPoolLimits {
   /** A replacement must raise both fee cap and tip by at least this many percent. */
@@ -70,6 +73,11 @@ function bumped(old: PoolTx, next: PoolTx, percent: number): boolean {
   return next.feeCap >= (old.feeCap * factor) / 100n && next.tipCap >= (old.tipCap * factor) / 100n
 }
 
+/** The hash of a raw transaction, for a log line (0x hex). */
+function journalHash(raw: Uint8Array): string {
+  return `0x${Buffer.from(keccak256(raw)).toString('hex')}`
+}
+
 function hexBytes(hex: string): Uint8Array {
   return Buffer.from(hex.slice(2), 'hex')
 }
@@ -86,6 +94,8 @@ export class TransactionPool implements TxPool {
   readonly #listeners: NewTxListener[] = []
   readonly #timers: NodeJS.Timeout[] = []
   #pendingCount = 0
+  /** Transactions evicted for better-paying ones since the last reset (one info line per block, not per eviction: spam evicts thousands). */
+  #evicted = 0
   #queue: Promise<unknown> = Promise.resolve()
   #replaying = false
   #started = false
@@ -146,11 +156,21 @@ export class TransactionPool implements TxPool {
       if (damaged) this.#log?.warn(`txpool journal ${this.#journal.path}: damaged record, kept what precedes it`)
       loaded = raws.length
       this.#replaying = true
+      let refused = 0
       try {
-        for (const raw of raws) await this.submit(raw).catch(() => undefined)
+        for (const raw of raws) {
+          await this.submit(raw).catch((err: Error & { kind?: string }) => {
+            // mined since it was journaled: the usual case, not a drop
+            if (err.kind === 'nonceTooLow' || err.kind === 'alreadyKnown') return
+            if (++refused <= TXPOOL_RELOAD_LOGGED_REFUSALS)
+              this.#log?.info(`txpool: dropped journaled transaction ${journalHash(raw)} at reload: ${err.message}`)
+          })
+        }
       } finally {
         this.#replaying = false
       }
+      if (refused > TXPOOL_RELOAD_LOGGED_REFUSALS)
+        this.#log?.info(`txpool: ${refused} journaled transactions dropped at reload in all`)
       this.#rotate()
     }
     const every = (ms: number, fn: () => void) => {
@@ -305,7 +325,8 @@ export class TransactionPool implements TxPool {
     if (victim === undefined) throw txErrors.poolFull()
     if (!cheaper(victim, ptx, baseFee)) throw txErrors.underpricedFull()
     if (!executable && victimPending) throw txErrors.futureReplacePending()
-    this.#log?.debug(`txpool full: evicted ${victim.hashHex} for ${ptx.hashHex}`)
+    this.#log?.debug(`txpool: dropped ${victim.hashHex}: pool full, evicted for ${ptx.hashHex}`)
+    this.#evicted++
     this.#remove(victim)
   }
 
@@ -327,7 +348,15 @@ export class TransactionPool implements TxPool {
   }
 
   async #reset(dropped: readonly PoolTx[]): Promise<void> {
-    for (const ptx of dropped) this.#remove(ptx)
+    for (const ptx of dropped) {
+      if (this.#byHash.get(ptx.hashHex) === ptx)
+        this.#log?.info(`txpool: dropped ${ptx.hashHex}: invalid in block building`)
+      this.#remove(ptx)
+    }
+    if (this.#evicted > 0) {
+      this.#log?.info(`txpool: dropped ${this.#evicted} transactions evicted for better-paying ones (pool full)`)
+      this.#evicted = 0
+    }
     const { blockGasLimit } = this.#chain.admission()
     const read = this.#chain.accountReader()
     let i = 0
@@ -336,10 +365,20 @@ export class TransactionPool implements TxPool {
       acct.stateNonce = state.nonce
       acct.balance = state.balance
       for (const [nonce, tx] of acct.byNonce) {
-        if (nonce < state.nonce || tx.cost > state.balance || tx.tx.gasLimit > blockGasLimit) {
-          acct.byNonce.delete(nonce)
-          this.#byHash.delete(tx.hashHex)
-        }
+        const why =
+          nonce < state.nonce
+            ? this.#chain.isMined(tx.hash)
+              ? undefined
+              : `nonce ${nonce} used on chain by another transaction`
+            : tx.cost > state.balance
+              ? `cost ${tx.cost} over balance ${state.balance}`
+              : tx.tx.gasLimit > blockGasLimit
+                ? `gas ${tx.tx.gasLimit} over the block gas limit ${blockGasLimit}`
+                : null
+        if (why === null) continue
+        acct.byNonce.delete(nonce)
+        this.#byHash.delete(tx.hashHex)
+        if (why !== undefined) this.#log?.info(`txpool: dropped ${tx.hashHex}: ${why}`)
       }
       this.#emit(this.#recount(acct))
       if (acct.size === 0) this.#accounts.delete(acct.senderHex)
@@ -353,7 +392,10 @@ export class TransactionPool implements TxPool {
     const cutoff = this.#now() - this.#limits.lifetimeMs
     for (const acct of [...this.#accounts.values()]) {
       if (acct.queued === 0 || acct.lastActiveMs > cutoff) continue
-      for (const tx of acct.queuedTxs()) this.#remove(tx)
+      for (const tx of acct.queuedTxs()) {
+        this.#log?.info(`txpool: dropped ${tx.hashHex}: queued behind a nonce gap for longer than the lifetime`)
+        this.#remove(tx)
+      }
     }
   }
 
