@@ -184,10 +184,11 @@ describe('flags', () => {
     expect(load('start').config.jsonrpc.ws).toBe(true)
     expect(load('start', '--ws').config.jsonrpc.ws).toBe(true)
     expect(load('start', '--ws=false', '--datadir', 'd').config.jsonrpc.ws).toBe(false)
-    expect(load('start', '--p2p.port', '4000').config.p2p).toEqual({ port: 4000, bootnodes: [] })
+    expect(load('start', '--p2p.port', '4000').config.p2p).toEqual({ port: 4000, bootnodes: [], txAnnounceIntervalMs: 5000 })
     expect(load('start', '--bootnodes', '/ip4/10.0.0.1/tcp/30303/p2p/12D3KooWx').config.p2p).toEqual({
       port: 30303,
       bootnodes: ['/ip4/10.0.0.1/tcp/30303/p2p/12D3KooWx'],
+      txAnnounceIntervalMs: 5000,
     })
   })
 
@@ -323,6 +324,7 @@ rejournal = "10s"
 [p2p]
 port = 4001
 bootnodes = ["/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy"]
+tx_announce_interval = "2s"
 
 [ibft]
 round_timeout = "2s"
@@ -420,7 +422,7 @@ mine_max_blocks = 5
         journal: '',
         rejournalMs: 10_000,
       },
-      p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'] },
+      p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'], txAnnounceIntervalMs: 2000 },
       ibft: { roundTimeoutBaseMs: 2000 },
       exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },

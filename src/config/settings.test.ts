@@ -148,7 +148,7 @@ describe('the settings table', () => {
     const flags = SETTINGS.flatMap((s) => (s.flag === undefined ? [] : [s.flag]))
     expect(new Set(keys).size).toBe(keys.length)
     expect(new Set(flags).size).toBe(flags.length)
-    const withP2p = { ...defaultConfig('mainnet'), p2p: { port: 1, bootnodes: [] } }
+    const withP2p = { ...defaultConfig('mainnet'), p2p: { port: 1, bootnodes: [], txAnnounceIntervalMs: 1 } }
     for (const s of SETTINGS) {
       if (s.to === undefined) continue
       const names = s.to.split('.')

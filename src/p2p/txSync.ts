@@ -9,7 +9,8 @@
  *      ─▶ our pending hashes, the first nonce of every sender before any second one
  *         (≤ TX_ROUND_MAX_HASHES; a nonce gap at the peer is filled first)
  *      ─▶ the peer's announce queue ─▶ /tx-hashes, ≤ TX_ANNOUNCE_MAX_HASHES each, one in flight
- *         (a failed announcement, e.g. a peer still starting, is retried after TX_ANNOUNCE_RETRY_MS)
+ *         (a failed announcement, e.g. a peer still starting, is retried after TX_ANNOUNCE_RETRY_MS,
+ *         backing off to the interval for a peer that never answers)
  *
  *   /tx-hashes from a peer ─▶ each hash our pool lacks, not being fetched, not tried within
  *      TX_REFETCH_AFTER_MS ─▶ that peer's fetch queue (≤ TX_FETCH_QUEUE_MAX)
@@ -39,7 +40,7 @@ import {
 export const TX_ANNOUNCE_INTERVAL_MS = 5_000
 /** How often the timer looks for peers whose announcement failed (and for a due round). */
 export const TX_SYNC_TICK_MS = 1_000
-/** A peer whose announcement failed (still starting: our protocol not yet served) is tried again after this. */
+/** A peer whose announcement failed (still starting: our protocol not yet served) is tried again after this, doubled per failure up to the announce interval. */
 export const TX_ANNOUNCE_RETRY_MS = 1_000
 /** Most hashes announced to one peer per round: the size of a full pool (global slots + queue) of the defaults, roughly. */
 export const TX_ROUND_MAX_HASHES = 6_144
@@ -71,6 +72,8 @@ class PeerTxs {
   fetching = false
   /** When the whole pending list is due to this peer (0: not due). */
   fullDueMs = 0
+  /** Announcements that failed in a row (the retry backs off). */
+  failures = 0
 }
 
 export class TxSync {
@@ -188,12 +191,14 @@ export class TxSync {
       .request(peer, names.txHashes, encodeHashes(batch.map((h) => hexToBytes(h as `0x${string}`))), 0)
       .then(() => {
         state.announcing = false
+        state.failures = 0
         this.#flushAnnounce(peer, state)
       })
       .catch((err: Error) => {
         state.announcing = false
         state.announceQueue = []
-        if (this.#peers.get(peer) === state) state.fullDueMs = Date.now() + TX_ANNOUNCE_RETRY_MS
+        const backoff = Math.min(TX_ANNOUNCE_RETRY_MS * 2 ** state.failures++, this.#o.announceIntervalMs)
+        if (this.#peers.get(peer) === state) state.fullDueMs = Date.now() + backoff
         log.debug(`txsync: announcing ${batch.length} to ${peer}: ${err.message}`)
       })
   }
