@@ -27,7 +27,7 @@ export type IbftExtraErrorReason =
   | 'short-extra' // fewer than VANITY_BYTES bytes
   | 'bad-rlp' // the part after the vanity is not one well-formed RLP item
   | 'not-a-list' // the RLP item is a byte string, or a field that must be a list is not
-  | 'field-count' // the list does not have exactly 5 fields
+  | 'field-count' // the list does not have 5 fields (6 with a span record)
   | 'bad-validator' // a validator entry is not a 20-byte string
   | 'bad-proposer-seal' // proposerSeal is neither empty nor 65 bytes
   | 'bad-committed-seal' // a committed seal is not a 65-byte string
@@ -35,6 +35,7 @@ export type IbftExtraErrorReason =
   | 'bad-round' // round is neither empty nor 8 bytes, or out of uint64 range when encoding
   | 'bad-vanity' // vanity to encode is not VANITY_BYTES bytes
   | 'bad-header' // raw header has no extraData field (index 12)
+  | 'bad-span' // the span record (sixth field) is malformed (span.ts)
 
 /** IbftExtraError: an extraData (or the header around it) does not follow the IBFT layout. */
 export class IbftExtraError extends IbftError {

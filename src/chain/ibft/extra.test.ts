@@ -118,7 +118,9 @@ describe('decodeExtra rejects malformed input', () => {
   it('rejects a wrong field count', () => {
     const err = expectReason(() => decodeExtra(rawExtra(ok.slice(0, 4))), 'field-count')
     expect(err.message).toContain('4 fields')
-    expectReason(() => decodeExtra(rawExtra([...ok, fill(1, 0x80)])), 'field-count')
+    expectReason(() => decodeExtra(rawExtra([...ok, [], []])), 'field-count')
+    // a sixth field is the span record, which must be a well-formed list
+    expectReason(() => decodeExtra(rawExtra([...ok, fill(1, 0x80)])), 'bad-span')
   })
 
   it('rejects wrong sizes in each field', () => {

@@ -2,16 +2,19 @@
  * The IBFT extraData codec.
  *
  *   extraData = vanity (32 bytes) ‖ RLP([validators, proposerSeal, committedSeals,
- *                                         parentCommittedSeals, round])
+ *                                         parentCommittedSeals, round, span?])
  *
  * validators: list of 20-byte addresses; proposerSeal: 65 bytes r‖s‖v (v = 0/1) or empty before
  * sealing; committedSeals, parentCommittedSeals: lists of 65-byte seals; round: 8 bytes big-endian
  * in a sealed extraData, the empty string in the blanked form hashed for the block hash.
+ * span: optional sixth field, only in the first block of a span whose committee changed (span.ts);
+ * absent when spans are off, so those extraData bytes (and block hashes) are exactly the 5-field form.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { concatBytes, hexToBytes } from '@ethereumjs/util'
 
 import { IbftExtraError } from './errors.js'
+import { decodeSpanItem, type SpanRecord, spanItem } from './span.js'
 
 /** Bytes of free-form vanity before the RLP part of extraData. */
 export const VANITY_BYTES = 32
@@ -43,6 +46,8 @@ export interface IbftExtra {
   parentCommittedSeals: Uint8Array[]
   /** Round in which the block was committed (0n when absent, as in a blanked or genesis extraData). */
   round: bigint
+  /** The new span's committee and its consent (span.ts); only in the first block of a span that switched committee. */
+  span?: SpanRecord
 }
 
 const EMPTY = new Uint8Array(0)
@@ -60,25 +65,27 @@ export function roundToBytes(round: bigint): Uint8Array {
 /** encodeExtra writes a sealed extraData (round as 8 bytes). Throws IbftExtraError on wrong lengths. */
 export function encodeExtra(extra: IbftExtra): Uint8Array {
   checkExtra(extra)
-  const body = RLP.encode([
+  const fields: unknown[] = [
     extra.validators,
     extra.proposerSeal,
     extra.committedSeals,
     extra.parentCommittedSeals,
     roundToBytes(extra.round),
-  ])
-  return concatBytes(extra.vanity, body)
+  ]
+  if (extra.span !== undefined) fields.push(spanItem(extra.span))
+  return concatBytes(extra.vanity, RLP.encode(fields as Parameters<typeof RLP.encode>[0]))
 }
 
 /**
  * blankedExtra writes the extraData hashed for the block hash: proposerSeal and round as empty
- * strings (0x80), committedSeals as the empty list (0xc0); vanity, validators and
- * parentCommittedSeals kept.
+ * strings (0x80), committedSeals as the empty list (0xc0); vanity, validators,
+ * parentCommittedSeals and the span record (when present) kept.
  */
 export function blankedExtra(extra: IbftExtra): Uint8Array {
   checkExtra(extra)
-  const body = RLP.encode([extra.validators, EMPTY, [], extra.parentCommittedSeals, EMPTY])
-  return concatBytes(extra.vanity, body)
+  const fields: unknown[] = [extra.validators, EMPTY, [], extra.parentCommittedSeals, EMPTY]
+  if (extra.span !== undefined) fields.push(spanItem(extra.span))
+  return concatBytes(extra.vanity, RLP.encode(fields as Parameters<typeof RLP.encode>[0]))
 }
 
 /**
@@ -102,11 +109,11 @@ export function decodeExtra(extraData: Uint8Array): IbftExtra {
   if (!Array.isArray(decoded)) {
     throw new IbftExtraError('not-a-list', 'RLP part of extraData is a byte string, expected a list')
   }
-  if (decoded.length !== 5) {
-    throw new IbftExtraError('field-count', `RLP list has ${decoded.length} fields, expected 5`)
+  if (decoded.length !== 5 && decoded.length !== 6) {
+    throw new IbftExtraError('field-count', `RLP list has ${decoded.length} fields, expected 5 (or 6 with a span)`)
   }
-  const [validators, proposerSeal, committedSeals, parentCommittedSeals, round] = decoded
-  return {
+  const [validators, proposerSeal, committedSeals, parentCommittedSeals, round, span] = decoded
+  const extra: IbftExtra = {
     vanity: extraData.slice(0, VANITY_BYTES),
     validators: bytesList(validators, ADDRESS_BYTES, 'bad-validator', 'validators'),
     proposerSeal: optionalBytes(proposerSeal, SEAL_BYTES, 'bad-proposer-seal', 'proposerSeal'),
@@ -119,6 +126,8 @@ export function decodeExtra(extraData: Uint8Array): IbftExtra {
     ),
     round: decodeRound(round),
   }
+  if (decoded.length === 6) extra.span = decodeSpanItem(span)
+  return extra
 }
 
 function decodeRound(item: unknown): bigint {

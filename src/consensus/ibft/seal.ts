@@ -76,6 +76,7 @@ function withSeals(rawHeaderFields: Uint8Array[], extra: IbftExtra, seals: Heade
     parentCommittedSeals: extra.parentCommittedSeals,
     round: seals.round,
   }
+  if (extra.span !== undefined) sealed.span = extra.span
   return withExtraData(rawHeaderFields, encodeExtra(sealed))
 }
 
