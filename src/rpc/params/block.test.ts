@@ -83,11 +83,13 @@ describe('BlockTag (rpc.BlockNumberOrHash)', () => {
     expect(failure(BlockTag, `00${'11'.repeat(32)}`)).toBe(`${P} hex string without 0x prefix`)
   })
 
-  it('answers -32000 for null and {} (geth fails in its backend)', () => {
-    const neither = '-32000 invalid arguments; neither block nor hash specified'
+  it('refuses null, {} and objects naming no block (geth v1.17.5, go-ethereum #35271)', () => {
+    const neither = `${P} must specify either BlockHash or BlockNumber`
     expect(failure(BlockTag, null)).toBe(neither)
     expect(failure(BlockTag, {})).toBe(neither)
     expect(failure(BlockTag, { requireCanonical: true })).toBe(neither)
+    expect(failure(BlockTag, { blockNumber: null, blockHash: null })).toBe(neither)
+    // a pointer param (eth_call's block; the dispatcher gives null its default): {} still names nothing
     expect(failure(optional(BlockTag, LATEST), {})).toBe(neither)
   })
 })

@@ -5,7 +5,6 @@
  *  - BlockTag (geth `rpc.BlockNumberOrHash`): also a 32-byte hash, or an EIP-1898 object
  *    `{blockNumber}` / `{blockHash, requireCanonical?}`.
  */
-import { ServerError } from '../errors.js'
 import type { ParamDecoder } from '../types.js'
 import { goDecoder } from './decoder.js'
 import {
@@ -43,8 +42,12 @@ export const LATEST: BlockRef = BLOCK_TAG.latest
 /** Block numbers are int64 in geth. */
 const MAX_BLOCK_NUMBER = (1n << 63n) - 1n
 
-/** geth's error when a BlockNumberOrHash names neither (null or `{}`); raised from its backend, so -32000. */
-export const NEITHER_BLOCK_NOR_HASH = 'invalid arguments; neither block nor hash specified'
+/**
+ * geth's error when a BlockNumberOrHash names neither a number nor a hash (null, `{}`,
+ * `{"requireCanonical":true}`): its UnmarshalJSON refuses them since v1.17.5 (go-ethereum #35271),
+ * so -32602 with the `invalid argument N: ` prefix.
+ */
+export const NEITHER_BLOCK_NOR_HASH = 'must specify either BlockHash or BlockNumber'
 
 function tagRef(s: string): BlockRef | undefined {
   switch (s) {
@@ -86,7 +89,8 @@ function hashText(s: string): Uint8Array {
 
 /** rpc.BlockNumberOrHash.UnmarshalJSON. */
 export function unmarshalBlockNumberOrHash(raw: unknown): BlockRef {
-  if (raw === null) throw new ServerError(NEITHER_BLOCK_NOR_HASH)
+  // null decodes as an empty object in Go: it names no block
+  if (raw === null) throw plainError(NEITHER_BLOCK_NOR_HASH)
   if (isPlainObject(raw)) return unmarshalEip1898(raw)
   if (typeof raw !== 'string') throw plainError(`json: cannot unmarshal ${jsonKind(raw)} into Go value of type string`)
   const tag = tagRef(raw)
@@ -126,13 +130,13 @@ function unmarshalEip1898(obj: Record<string, unknown>): BlockRef {
   }
   if (number !== undefined) return number
   if (hash !== undefined) return { kind: 'hash', hash, requireCanonical }
-  throw new ServerError(NEITHER_BLOCK_NOR_HASH)
+  throw plainError(NEITHER_BLOCK_NOR_HASH)
 }
 
 /**
- * A block number, tag, hash or EIP-1898 object (geth `rpc.BlockNumberOrHash`). null and `{}`
- * name no block: geth fails later in its backend with -32000 `invalid arguments; neither block
- * nor hash specified`, which this decoder raises as a ServerError. Wrap in optional() where geth
- * takes a pointer (eth_call, eth_estimateGas) so that null means the default.
+ * A block number, tag, hash or EIP-1898 object (geth `rpc.BlockNumberOrHash`). null and an object
+ * naming no block are refused (-32602 `must specify either BlockHash or BlockNumber`). Wrap in
+ * optional() where geth takes a pointer (eth_call, eth_estimateGas): there null means the
+ * default, while `{}` is still refused.
  */
 export const BlockTag: ParamDecoder<BlockRef> = goDecoder(unmarshalBlockNumberOrHash)

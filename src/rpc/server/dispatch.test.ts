@@ -272,16 +272,31 @@ describe('RpcDispatcher: params', () => {
     })
   })
 
-  it('raises a decoder ServerError unprefixed and only after every param decoded', async () => {
-    const neither = { code: -32000, message: 'invalid arguments; neither block nor hash specified' }
+  it('refuses a BlockNumberOrHash naming no block as geth v1.17.5 does (-32602, prefixed)', async () => {
+    const neither = { code: -32602, message: 'invalid argument 1: must specify either BlockHash or BlockNumber' }
     expect(await error('eth_balance', ['0x52908400098527886e0f7030069857d2e4169ee7', null])).toEqual(neither)
     expect(await error('eth_balance', ['0x52908400098527886e0f7030069857d2e4169ee7', {}])).toEqual(neither)
-    // a later bad param wins over the deferred error
+    // the first bad param wins
     expect(() => decodeParams([BlockTag, Quantity], [null, 'x'])).toThrow(
+      'invalid argument 0: must specify either BlockHash or BlockNumber',
+    )
+  })
+
+  it('raises a decoder ServerError unprefixed and only after every param decoded', () => {
+    // a check geth makes in its handler, raised by a decoder
+    const inHandler = {
+      optional: false as const,
+      decode(raw: unknown) {
+        if (raw === null) throw new ServerError('checked in the handler')
+        return raw
+      },
+    }
+    // a later bad param wins over the deferred error
+    expect(() => decodeParams([inHandler, Quantity], [null, 'x'])).toThrow(
       'invalid argument 1: json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big',
     )
-    expect(() => decodeParams([BlockTag, Quantity], [null])).toThrow('missing value for required argument 1')
-    expect(() => decodeParams([BlockTag, Quantity], [null, '0x1'])).toThrow(neither.message)
+    expect(() => decodeParams([inHandler, Quantity], [null])).toThrow('missing value for required argument 1')
+    expect(() => decodeParams([inHandler, Quantity], [null, '0x1'])).toThrow(/^checked in the handler$/)
   })
 })
 

@@ -1,10 +1,14 @@
-/** eth_ block methods: by number / hash, transaction counts, receipts of a block. */
+/**
+ * eth_ block methods: by number / hash, transaction counts, receipts of a block. The ByNumber
+ * methods take geth's `rpc.BlockNumber` (a tag or a number: a hash or an EIP-1898 object is
+ * refused, as geth does); eth_getBlockReceipts takes `rpc.BlockNumberOrHash`.
+ */
 import type { ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatBlock } from '../../format/block.js'
 import { formatBlockReceipts } from '../../format/receipt.js'
 import { toQuantity } from '../../../util/hex.js'
-import { BlockTag, Bool, Hash } from '../../params/index.js'
+import { BlockNumber, BlockTag, Bool, Hash } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 
 function blockResult(b: Backend, block: ChainBlock | undefined, full: boolean) {
@@ -16,9 +20,9 @@ function blockResult(b: Backend, block: ChainBlock | undefined, full: boolean) {
 }
 
 export const blockMethods: MethodTable<Backend> = {
-  eth_getBlockByNumber: method([BlockTag, Bool], (b, [ref, full]) => blockResult(b, resolveBlock(b, ref), full)),
+  eth_getBlockByNumber: method([BlockNumber, Bool], (b, [ref, full]) => blockResult(b, resolveBlock(b, ref), full)),
   eth_getBlockByHash: method([Hash, Bool], (b, [hash, full]) => blockResult(b, b.blockByHash(hash), full)),
-  eth_getBlockTransactionCountByNumber: method([BlockTag], (b, [ref]) => {
+  eth_getBlockTransactionCountByNumber: method([BlockNumber], (b, [ref]) => {
     const block = resolveBlock(b, ref)
     return block === undefined ? null : toQuantity(block.transactions.length)
   }),
@@ -26,7 +30,7 @@ export const blockMethods: MethodTable<Backend> = {
     const block = b.blockByHash(hash)
     return block === undefined ? null : toQuantity(block.transactions.length)
   }),
-  eth_getUncleCountByBlockNumber: method([BlockTag], (b, [ref]) => {
+  eth_getUncleCountByBlockNumber: method([BlockNumber], (b, [ref]) => {
     const block = resolveBlock(b, ref)
     return block === undefined ? null : toQuantity(block.uncles.length)
   }),

@@ -1,10 +1,13 @@
-/** eth_ transaction lookups: by hash, by block and index, receipts. */
+/**
+ * eth_ transaction lookups: by hash, by block and index, receipts. As in geth, a block is named by
+ * `rpc.BlockNumber` (tag or number) in the ByBlockNumber methods, and an index is `hexutil.Uint`.
+ */
 import type { ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
 import { toData } from '../../../util/hex.js'
-import { BlockTag, Hash, Uint64 } from '../../params/index.js'
+import { BlockNumber, Hash, Uint } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
 
 function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
@@ -40,10 +43,10 @@ export const transactionMethods: MethodTable<Backend> = {
     const pending = b.poolTransaction(hash)
     return pending === undefined ? null : toData(pending.tx.serialize())
   }),
-  eth_getRawTransactionByBlockHashAndIndex: method([Hash, Uint64], (b, [hash, index]) =>
+  eth_getRawTransactionByBlockHashAndIndex: method([Hash, Uint], (b, [hash, index]) =>
     rawInBlock(b.blockByHash(hash), Number(index)),
   ),
-  eth_getRawTransactionByBlockNumberAndIndex: method([BlockTag, Uint64], (b, [ref, index]) =>
+  eth_getRawTransactionByBlockNumberAndIndex: method([BlockNumber, Uint], (b, [ref, index]) =>
     rawInBlock(resolveBlock(b, ref), Number(index)),
   ),
   eth_getTransactionByHash: method([Hash], (b, [hash]) => {
@@ -52,10 +55,10 @@ export const transactionMethods: MethodTable<Backend> = {
     const pending = b.poolTransaction(hash)
     return pending === undefined ? null : formatTransaction(pending.tx, { from: pending.sender })
   }),
-  eth_getTransactionByBlockHashAndIndex: method([Hash, Uint64], (b, [hash, index]) =>
+  eth_getTransactionByBlockHashAndIndex: method([Hash, Uint], (b, [hash, index]) =>
     txInBlock(b, b.blockByHash(hash), Number(index)),
   ),
-  eth_getTransactionByBlockNumberAndIndex: method([BlockTag, Uint64], (b, [ref, index]) =>
+  eth_getTransactionByBlockNumberAndIndex: method([BlockNumber, Uint], (b, [ref, index]) =>
     txInBlock(b, resolveBlock(b, ref), Number(index)),
   ),
   eth_getTransactionReceipt: method([Hash], (b, [hash]) => {
