@@ -37,6 +37,7 @@ export const DAO_ADDRESSES = Object.freeze(
       SafeProxyFactory: 'da0011',
       CompatibilityFallbackHandler: 'da0012',
       MultiSendCallOnly: 'da0013',
+      ValidatorSigners: 'da0014',
     }).map(([name, suffix]) => [name, getAddress(`0x${suffix.padStart(40, '0')}`)]),
   ),
 )
@@ -51,6 +52,7 @@ export const DAO_CONTRACTS = [
   'DaoGovernor',
   'DisputeResolution',
   'DaoLens',
+  'ValidatorSigners',
 ]
 
 /** SAFES: the three multisigs (each a SafeProxy of the SafeL2 singleton). */
@@ -253,5 +255,6 @@ export function daoConstructorArgs(addr, params, roles, admin = addr.DaoTimelock
       addr.RevenuePool,
       addr.DisputeResolution,
     ],
+    ValidatorSigners: [addr.ValidatorNFT, addr.ValidatorDAO, addr.DaoTimelock],
   }
 }

@@ -33,6 +33,7 @@ export const DEPLOYABLE = {
   RevenuePool: 'contracts/dao/RevenuePool.sol',
   DisputeResolution: 'contracts/dao/DisputeResolution.sol',
   DaoLens: 'contracts/dao/DaoLens.sol',
+  ValidatorSigners: 'contracts/dao/ValidatorSigners.sol',
   SafeL2: '@safe-global/safe-contracts/contracts/SafeL2.sol',
   SafeProxy: '@safe-global/safe-contracts/contracts/proxies/SafeProxy.sol',
   SafeProxyFactory: '@safe-global/safe-contracts/contracts/proxies/SafeProxyFactory.sol',
