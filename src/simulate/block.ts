@@ -22,12 +22,14 @@ import { applyPreBlockSystemCalls } from '../evm/systemCalls.js'
 import { envBlock, newVM } from '../evm/vm.js'
 import { SIM_ERROR, SimulationError } from './errors.js'
 import { creditWithdrawals, payBlockReward, requestsHash } from './finalize.js'
-import { type PreparedCall, precheck, prepareCall } from './message.js'
+import { admitMessage, callMessage, type PreparedCall } from './message.js'
 import { applyStateOverrides } from './overrides.js'
 import type { IndexedLog, SimulationTracer } from './tracer.js'
 import type { BlockOverrides, SimBlock } from './types.js'
 
 const MAX_UINT64 = (1n << 64n) - 1n
+/** geth's note on a failed call whose gas the request's gas budget lowered. */
+const GAS_CAPPED_NOTE = " (gas limit was capped by the RPC server's global gas cap)"
 
 export interface SimulatedCall {
   returnData: Uint8Array
@@ -79,11 +81,6 @@ function blockSource(ctx: SimContext) {
     shallowCopy: () => source,
   }
   return source
-}
-
-/** `0x` + 40 hex of an address, for messages. */
-function addressText(bytes: Uint8Array): string {
-  return new Address(bytes).toString()
 }
 
 export async function processBlock(
@@ -154,16 +151,20 @@ export async function processBlock(
   for (const call of block.calls) {
     const from = call.from ?? new Uint8Array(20)
     const nonce = call.nonce ?? (await ctx.sm.getAccount(new Address(from)))?.nonce ?? 0n
-    let gas = call.gas ?? template.gasLimit - gasUsed
-    if (gasUsed + gas > template.gasLimit) {
+    // geth sanitizeCall: the block's gas left is the default and the most a call may ask for
+    const remaining = template.gasLimit - gasUsed
+    const required = call.gas ?? remaining
+    if (remaining < required) {
       throw new SimulationError(
         SIM_ERROR.blockGasLimitReached,
-        `block gas limit reached: ${gasUsed} >= ${template.gasLimit}`,
+        `block gas limit reached: remaining: ${remaining}, required: ${required}`,
       )
     }
-    if (ctx.gasPool.remaining < gas) gas = ctx.gasPool.remaining
-    const p = prepareCall(call, { common, gas, nonce, baseFee })
-    await precheck(ctx.sm, p, { common, validate: ctx.validate, baseFee, blobBaseFee })
+    // then the request's gas budget (the RPC gas cap, shared by all blocks) clamps it
+    const gasCapped = ctx.gasPool.remaining < required
+    const gas = gasCapped ? ctx.gasPool.remaining : required
+    const m = callMessage(call, { chainId: common.chainId(), gas, nonce, baseFee })
+    const p = await admitMessage(ctx.sm, m, { common, validate: ctx.validate, baseFee, blobBaseFee })
     let runEnv = env
     if (!ctx.validate && p.feeCap === 0n && p.tipCap === 0n && baseFee !== undefined && baseFee > 0n) {
       zeroFeeEnv ??= makeEnv({ baseFeePerGas: 0n })
@@ -191,7 +192,7 @@ export async function processBlock(
           ? undefined
           : failed.error === 'revert'
             ? { kind: 'reverted', message: 'execution reverted', data: result.execResult.returnValue }
-            : { kind: SIM_ERROR.vmError, message: gethVmError(failed.error) },
+            : { kind: SIM_ERROR.vmError, message: gethVmError(failed.error) + (gasCapped ? GAS_CAPPED_NOTE : '') },
     })
   }
 
@@ -264,7 +265,9 @@ async function runCall(
   ctx.tracer.reset()
   const detach = ctx.tracer.traceTransfers ? ctx.tracer.attach(vm.evm as EVM) : undefined
   try {
-    const result = await runTransaction(vm, p.tx, env, 'simulate', { blockGasUsed: gasUsed })
+    // geth's buyGas was checked in admitMessage; runTx's own balance check is stricter for a
+    // message without a blob fee cap (geth skips the cap but charges the blob base fee)
+    const result = await runTransaction(vm, p.run, env, 'call', { blockGasUsed: gasUsed })
     // geth's nonce is a uint64 that wraps
     const account = await sm.getAccount(sender)
     if (account !== undefined && account.nonce > MAX_UINT64) {
@@ -274,8 +277,8 @@ async function runCall(
     return result
   } catch (err) {
     // geth's wording for what ethereumjs refused; its own text stays out of the answer
-    const why = classifyTxError(err, p.tx, env.header.baseFeePerGas).shortMessage
-    throw new SimulationError(SIM_ERROR.internal, `err: ${why} (supplied gas ${p.gas}, sender ${addressText(p.from)})`)
+    const why = classifyTxError(err, p.run, env.header.baseFeePerGas).shortMessage
+    throw new SimulationError(SIM_ERROR.internal, `err: ${why} (supplied gas ${p.gas})`)
   } finally {
     unwarm()
     detach?.()

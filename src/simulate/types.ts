@@ -15,9 +15,8 @@ export interface SimCall {
   maxFeePerBlobGas: bigint | undefined
   value: bigint | undefined
   nonce: bigint | undefined
+  /** The call data: `input`, else `data` (geth's TransactionArgs.data(); a mismatch is no error here). */
   data: Uint8Array | undefined
-  /** `data` and `input` both given and different (geth refuses to build a transaction). */
-  dataInputConflict: boolean
   accessList: { address: Uint8Array; storageKeys: Uint8Array[] }[] | undefined
   authorizationList: SimAuthorization[] | undefined
   chainId: bigint | undefined

@@ -1,8 +1,13 @@
 /**
  * eth_simulateV1's payload, decoded as geth decodes `ethapi.simOpts`: `blockStateCalls` of
  * `{blockOverrides, stateOverrides, calls}`, and the `traceTransfers`, `validation`,
- * `returnFullTransactions` flags. Keys match case-insensitively, unknown keys are ignored;
- * errors name the Go struct field as encoding/json does.
+ * `returnFullTransactions` flags. Keys match case-insensitively, unknown keys are ignored.
+ *
+ * Errors read as encoding/json writes them: the innermost struct, then the path of field names
+ * from the top (a tagged field by its tag, an untagged one by its Go name; arrays and maps add
+ * nothing), e.g. `Go struct field TransactionArgs.BlockStateCalls.Calls.gas`. A wrong JSON kind
+ * for a struct, slice or bool is "soft": decoding goes on and the first one is reported unless an
+ * UnmarshalJSON method fails later ("hard", reported at once).
  */
 import {
   type BlockOverrides,
@@ -21,11 +26,9 @@ import {
   bigText,
   bytesText,
   FieldMatcher,
-  fixedText,
-  inField,
+  GoDecodeError,
   isPlainObject,
   kindMismatch,
-  plainHex,
   uint64Text,
   unmarshalAddress,
   unmarshalHash,
@@ -36,18 +39,66 @@ function hexToBytes(address: string): Uint8Array {
   return Buffer.from(address.slice(2), 'hex')
 }
 
-function bool(v: unknown, struct: string, field: string): boolean {
-  if (typeof v === 'boolean') return v
-  if (v === null) return false
-  throw inField(kindMismatch(v, 'bool'), struct, field)
+/**
+ * encoding/json's error context for a failure inside field `name` of `struct`: a type error with
+ * no struct yet names this one; one from deeper keeps its struct and gets `name` before its path.
+ */
+function nest(err: unknown, struct: string, name: string): unknown {
+  if (err instanceof GoDecodeError && err.goType !== undefined) {
+    if (err.structName === '') {
+      // first context: this struct; a path from inside an UnmarshalJSON method follows the name
+      err.structName = struct
+      err.fieldName = err.fieldName === '' ? name : `${name}.${err.fieldName}`
+    } else {
+      err.fieldName = `${name}.${err.fieldName}`
+    }
+  }
+  return err
 }
 
-function field<T>(struct: string, name: string, decode: () => T): T {
+/** Collects a struct's or slice's soft errors (the first one wins); anything else is thrown at once. */
+class SoftErrors {
+  private first: GoDecodeError | undefined
+  keep(err: unknown): void {
+    if (err instanceof GoDecodeError && err.soft) this.first ??= err
+    else throw err
+  }
+  /** Throws the first soft error, if any. */
+  done(): void {
+    if (this.first !== undefined) throw this.first
+  }
+}
+
+/** A field of `struct`: decodes it, nesting any failure under `name`; soft failures are kept. */
+function field<T>(soft: SoftErrors, struct: string, name: string, decode: () => T): T | undefined {
   try {
     return decode()
   } catch (err) {
-    throw inField(err, struct, name)
+    soft.keep(nest(err, struct, name))
+    return undefined
   }
+}
+
+/** A Go slice of `goType` from a JSON array (another kind is soft); elements decode in order. */
+function slice<T>(v: unknown, goType: string, element: (e: unknown) => T): T[] {
+  if (!Array.isArray(v)) throw kindMismatch(v, goType)
+  const soft = new SoftErrors()
+  const out: T[] = []
+  for (const e of v) {
+    try {
+      out.push(element(e))
+    } catch (err) {
+      soft.keep(err)
+    }
+  }
+  soft.done()
+  return out
+}
+
+function bool(v: unknown): boolean {
+  if (typeof v === 'boolean') return v
+  if (v === null) return false
+  throw kindMismatch(v, 'bool')
 }
 
 const big = (v: unknown) => unmarshalHex(v, '*hexutil.Big', bigText)
@@ -71,18 +122,26 @@ export function unmarshalSimulatePayload(raw: unknown): SimulateRequest {
   }
   if (raw === null) return out
   if (!isPlainObject(raw)) throw kindMismatch(raw, 'ethapi.simOpts')
+  const S = 'simOpts'
+  const soft = new SoftErrors()
   for (const key of Object.keys(raw)) {
     const name = OPTS_FIELDS.field(key)
     const v = raw[key]
+    if (name === undefined || v === null) continue
+    const Go = goName(name)
     if (name === 'blockStateCalls') {
-      if (v === null) continue
-      if (!Array.isArray(v)) throw inField(kindMismatch(v, '[]ethapi.simBlock'), 'simOpts', 'BlockStateCalls')
-      out.blockStateCalls = v.map(simBlock)
-    } else if (name !== undefined) {
-      out[name] = bool(v, 'simOpts', name.charAt(0).toUpperCase() + name.slice(1))
+      out.blockStateCalls = field(soft, S, Go, () => slice(v, '[]ethapi.simBlock', simBlock)) ?? []
+    } else {
+      out[name] = field(soft, S, Go, () => bool(v)) ?? false
     }
   }
+  soft.done()
   return out
+}
+
+/** An untagged Go field's name: the JSON key with its first letter upper case. */
+function goName(key: string): string {
+  return key.charAt(0).toUpperCase() + key.slice(1)
 }
 
 const BLOCK_FIELDS = new FieldMatcher(['blockOverrides', 'stateOverrides', 'calls'] as const)
@@ -91,22 +150,27 @@ function simBlock(raw: unknown): SimBlock {
   const out: SimBlock = { blockOverrides: undefined, stateOverrides: undefined, calls: [] }
   if (raw === null) return out
   if (!isPlainObject(raw)) throw kindMismatch(raw, 'ethapi.simBlock')
+  const S = 'simBlock'
+  const soft = new SoftErrors()
   for (const key of Object.keys(raw)) {
+    const name = BLOCK_FIELDS.field(key)
     const v = raw[key]
-    switch (BLOCK_FIELDS.field(key)) {
+    if (name === undefined || v === null) continue
+    const Go = goName(name)
+    switch (name) {
       case 'blockOverrides':
-        out.blockOverrides = v === null ? undefined : blockOverrides(v)
+        out.blockOverrides = field(soft, S, Go, () => blockOverrides(v))
         break
       case 'stateOverrides':
-        out.stateOverrides = v === null ? undefined : stateOverrides(v)
+        out.stateOverrides = field(soft, S, Go, () => stateOverrides(v))
         break
       case 'calls':
-        if (v === null) break
-        if (!Array.isArray(v)) throw inField(kindMismatch(v, '[]ethapi.TransactionArgs'), 'simBlock', 'Calls')
-        out.calls = v.map((c) => toSimCall(unmarshalCallArgs(c)))
+        out.calls =
+          field(soft, S, Go, () => slice(v, '[]ethapi.TransactionArgs', (c) => toSimCall(unmarshalCallArgs(c)))) ?? []
         break
     }
   }
+  soft.done()
   return out
 }
 
@@ -122,7 +186,6 @@ function toSimCall(a: CallArgs): SimCall {
     value: a.value,
     nonce: a.nonce,
     data: a.input,
-    dataInputConflict: a.dataInputConflict,
     accessList: a.accessList?.map((e) => ({ address: hexToBytes(e.address), storageKeys: e.storageKeys })),
     authorizationList: a.authorizationList?.map((x) => ({ ...x, address: hexToBytes(x.address) })),
     chainId: a.chainId,
@@ -143,54 +206,79 @@ const OVERRIDE_FIELDS = new FieldMatcher([
   'withdrawals',
 ] as const)
 
+/** override.BlockOverrides (untagged fields: errors name them by their Go names). */
 function blockOverrides(raw: unknown): BlockOverrides {
   if (!isPlainObject(raw)) throw kindMismatch(raw, 'override.BlockOverrides')
   const out = emptyBlockOverrides()
   const S = 'BlockOverrides'
+  const soft = new SoftErrors()
   for (const key of Object.keys(raw)) {
     const v = raw[key]
     const name = OVERRIDE_FIELDS.field(key)
     if (name === undefined || v === null) continue
-    const Go = name.charAt(0).toUpperCase() + name.slice(1)
+    const Go = goName(name)
     switch (name) {
       case 'number':
       case 'difficulty':
       case 'baseFeePerGas':
       case 'blobBaseFee':
-        out[name] = field(S, Go, () => big(v))
+        out[name] = field(soft, S, Go, () => big(v))
         break
       case 'time':
       case 'gasLimit':
-        out[name] = field(S, Go, () => u64(v))
+        out[name] = field(soft, S, Go, () => u64(v))
         break
       case 'feeRecipient':
-        out.feeRecipient = field(S, Go, () => address(v))
+        out.feeRecipient = field(soft, S, Go, () => address(v))
         break
       case 'prevRandao':
       case 'beaconRoot':
-        out[name] = field(S, Go, () => unmarshalHash(v))
+        out[name] = field(soft, S, Go, () => unmarshalHash(v))
         break
       case 'withdrawals':
-        if (!Array.isArray(v)) throw inField(kindMismatch(v, 'types.Withdrawals'), S, 'Withdrawals')
-        out.withdrawals = v.map(withdrawal)
+        out.withdrawals = field(soft, S, Go, () => slice(v, 'types.Withdrawals', withdrawal))
         break
     }
   }
+  soft.done()
   return out
 }
 
 const WITHDRAWAL_FIELDS = new FieldMatcher(['index', 'validatorIndex', 'address', 'amount'] as const)
 
+/**
+ * types.Withdrawal.UnmarshalJSON (gencodec, no field required). Its own decode names its local
+ * `Withdrawal` type; the enclosing decoder then overwrites the struct name and puts its path
+ * first, and any failure is hard for it.
+ */
 function withdrawal(raw: unknown): Withdrawal {
-  if (!isPlainObject(raw)) throw kindMismatch(raw, 'types.Withdrawal')
   const out: Withdrawal = { index: 0n, validatorIndex: 0n, address: new Uint8Array(20), amount: 0n }
-  for (const key of Object.keys(raw)) {
-    const v = raw[key]
-    const name = WITHDRAWAL_FIELDS.field(key)
-    if (name === undefined || v === null) continue
-    if (name === 'address') out.address = address(v)
-    else out[name] = u64(v)
+  try {
+    if (raw === null) return out
+    if (!isPlainObject(raw)) throw kindMismatch(raw, 'types.Withdrawal')
+    const soft = new SoftErrors()
+    for (const key of Object.keys(raw)) {
+      const v = raw[key]
+      const name = WITHDRAWAL_FIELDS.field(key)
+      if (name === undefined || v === null) continue
+      if (name === 'address') out.address = field(soft, 'Withdrawal', name, () => address(v)) ?? out.address
+      else out[name] = field(soft, 'Withdrawal', name, () => u64(v)) ?? 0n
+    }
+    soft.done()
+    return out
+  } catch (err) {
+    throw fromUnmarshaler(err)
   }
+}
+
+/**
+ * An error returned by an UnmarshalJSON method, as the enclosing decoder sees it: hard, and its
+ * struct name is the enclosing one's (nest() sets it: the inner struct name is dropped here).
+ */
+function fromUnmarshaler(err: unknown): unknown {
+  if (!(err instanceof GoDecodeError) || err.goType === undefined) return err
+  const out = new GoDecodeError(err.value, err.goType, false)
+  out.fieldName = err.fieldName
   return out
 }
 
@@ -203,16 +291,29 @@ const ACCOUNT_FIELDS = new FieldMatcher([
   'movePrecompileToAddress',
 ] as const)
 
+/**
+ * override.StateOverride: a map keyed by address (a map adds nothing to the error path). Go
+ * decodes each value before its key, the key through common.Address's UnmarshalJSON.
+ */
 function stateOverrides(raw: unknown): StateOverrides {
   if (!isPlainObject(raw)) throw kindMismatch(raw, 'override.StateOverride')
   const out: StateOverrides = new Map()
+  const soft = new SoftErrors()
   for (const [key, value] of Object.entries(raw)) {
-    const addr = `0x${Buffer.from(plainHex(key, (s) => fixedText(s, 20, 'common.Address'))).toString('hex')}`
-    out.set(addr, accountOverride(value))
+    let account: AccountOverride | undefined
+    try {
+      account = accountOverride(value)
+    } catch (err) {
+      soft.keep(err)
+    }
+    const addr = unmarshalAddress(key)
+    if (account !== undefined) out.set(addr, account)
   }
+  soft.done()
   return out
 }
 
+/** override.OverrideAccount (tagged fields: errors name them by their JSON tags). */
 function accountOverride(raw: unknown): AccountOverride {
   const out: AccountOverride = {
     nonce: undefined,
@@ -225,37 +326,40 @@ function accountOverride(raw: unknown): AccountOverride {
   if (raw === null) return out
   if (!isPlainObject(raw)) throw kindMismatch(raw, 'override.OverrideAccount')
   const S = 'OverrideAccount'
+  const soft = new SoftErrors()
   for (const key of Object.keys(raw)) {
     const v = raw[key]
     const name = ACCOUNT_FIELDS.field(key)
     if (name === undefined || v === null) continue
     switch (name) {
       case 'nonce':
-        out.nonce = field(S, 'Nonce', () => u64(v))
+        out.nonce = field(soft, S, name, () => u64(v))
         break
       case 'code':
-        out.code = field(S, 'Code', () => bytes(v))
+        out.code = field(soft, S, name, () => bytes(v))
         break
       case 'balance':
-        out.balance = field(S, 'Balance', () => big(v))
+        out.balance = field(soft, S, name, () => big(v))
         break
       case 'state':
       case 'stateDiff':
-        out[name] = storageMap(v, name === 'state' ? 'State' : 'StateDiff')
+        out[name] = field(soft, S, name, () => storageMap(v))
         break
       case 'movePrecompileToAddress':
-        out.movePrecompileTo = field(S, 'MovePrecompileTo', () => address(v))
+        out.movePrecompileTo = field(soft, S, name, () => address(v))
         break
     }
   }
+  soft.done()
   return out
 }
 
-function storageMap(v: unknown, goField: string): [Uint8Array, Uint8Array][] {
-  if (!isPlainObject(v)) throw inField(kindMismatch(v, 'map[common.Hash]common.Hash'), 'OverrideAccount', goField)
+/** map[common.Hash]common.Hash: each value, then its key, through common.Hash's UnmarshalJSON. */
+function storageMap(v: unknown): [Uint8Array, Uint8Array][] {
+  if (!isPlainObject(v)) throw kindMismatch(v, 'map[common.Hash]common.Hash')
   return Object.entries(v).map(([slot, value]) => {
-    const key = plainHex(slot, (s) => fixedText(s, 32, 'common.Hash'))
-    return [key, field('OverrideAccount', goField, () => unmarshalHash(value))]
+    const word = unmarshalHash(value)
+    return [unmarshalHash(slot), word]
   })
 }
 
