@@ -8,6 +8,10 @@
  *            ─▶ match only those blocks' logs (kept per block after the first read, keptLogs.ts),
  *               in order, with the result limit ─▶ ChainLogs (the RPC layer formats them)
  *
+ * The result limit never refuses a single block: a blockHash query, or a range of one block,
+ * answers all of the block's matching logs (as reth does), so the "retry with the range n-n" a
+ * wider range is refused with always succeeds; a block's logs are bounded by its gas anyway.
+ *
  * A block the index does not cover yet is checked against its header bloom instead. The scan
  * gives the event loop a turn every LOG_SCAN_SLICE_MS, so a query over many blocks never holds
  * the main thread (and consensus timers) for long.
@@ -35,9 +39,12 @@ export const LOG_SCAN_SLICE_MS = 5
 export interface LogQueryLimits {
   /** Largest `to - from` accepted (geth --rpc.rangelimit); 0 = none. */
   maxBlockRange: number
-  /** Most logs in one answer (reth --rpc.max-logs-per-response); 0 = none. */
+  /** Most logs in one answer of two or more blocks (reth --rpc.max-logs-per-response); 0 = none. */
   maxResults: number
 }
+
+/** The result limit of a one-block query: none (0), the block is answered whole. */
+const ONE_BLOCK_MAX_RESULTS = 0
 
 /** A bound of a log range: a number, a tag (`earliest` = 0, any other = the head) or a block hash. */
 export type LogRangeBound =
@@ -152,12 +159,12 @@ export async function queryLogs(store: ChainStore, q: LogQuery, limits: LogQuery
         entry,
         m,
         out,
-        limits.maxResults,
-        () => filterErrors.resultLimit(limits.maxResults, n, n),
+        ONE_BLOCK_MAX_RESULTS,
+        () => filterErrors.resultLimit(ONE_BLOCK_MAX_RESULTS, n, n),
         () => lb,
       )
     } else {
-      matchBlock(store, stored.lb, m, out, limits, n, n)
+      matchBlock(store, stored.lb, m, out, ONE_BLOCK_MAX_RESULTS, n, n)
     }
     return out
   }
@@ -168,6 +175,7 @@ export async function queryLogs(store: ChainStore, q: LogQuery, limits: LogQuery
   if (from > to) throw filterErrors.invalidRange()
   if (limits.maxBlockRange > 0 && to - from > BigInt(limits.maxBlockRange))
     throw filterErrors.rangeLimit(limits.maxBlockRange)
+  const maxResults = from === to ? ONE_BLOCK_MAX_RESULTS : limits.maxResults
 
   const indexed = logIndexHead(store.db) ?? -1n
   const blocks: bigint[] =
@@ -185,8 +193,8 @@ export async function queryLogs(store: ChainStore, q: LogQuery, limits: LogQuery
           entry,
           m,
           out,
-          limits.maxResults,
-          () => filterErrors.resultLimit(limits.maxResults, from, fitsUpTo),
+          maxResults,
+          () => filterErrors.resultLimit(maxResults, from, fitsUpTo),
           () => storedLogBlock(store, entry.hash)?.lb,
         )
       }
@@ -195,7 +203,7 @@ export async function queryLogs(store: ChainStore, q: LogQuery, limits: LogQuery
       const hash = store.getHashByNumber(n)
       const stored = hash === undefined ? undefined : storedLogBlock(store, hash)
       if (stored === undefined || !bloomMayMatch(stored.bloom, m)) continue
-      matchBlock(store, stored.lb, m, out, limits, from, n)
+      matchBlock(store, stored.lb, m, out, maxResults, from, n)
     }
     if (performance.now() - sliceStart > LOG_SCAN_SLICE_MS) {
       await yieldToEventLoop()
@@ -210,14 +218,12 @@ function matchBlock(
   lb: LogBlock,
   m: LogMatcher,
   out: ChainLog[],
-  limits: LogQueryLimits,
+  maxResults: number,
   from: bigint,
   n: bigint,
 ): void {
   const receipts = store.getReceipts(lb.hash)
   if (receipts === undefined || receipts.length === 0) return
   const fitsUpTo = n > from ? n - 1n : from
-  collectMatches(lb, receipts, m, out, limits.maxResults, () =>
-    filterErrors.resultLimit(limits.maxResults, from, fitsUpTo),
-  )
+  collectMatches(lb, receipts, m, out, maxResults, () => filterErrors.resultLimit(maxResults, from, fitsUpTo))
 }
