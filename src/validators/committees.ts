@@ -3,11 +3,17 @@
  * the full check of a span record in a span's first block.
  *
  *   committee(span 0)  = the genesis header's validators, power 1 each, in header order
- *   committee(span k)  = the span record of block spanStart(k), when that block carries one
+ *   committee(span k)  = the span record carried by block spanEnd(k-1), the last block of span k-1,
+ *                        when it carries one
  *                      = committee(span k-1) otherwise (no consent by the boundary: it carries on)
  *
- * A span record is accepted (verifySpanRecord) only when its id and range are the ones the block
- * starts, its reference hash is the canonical block R of the span, its committee is the draw from
+ * The record rides in the last block before the span (VALIDATORS.md: "the block that starts the
+ * span, or … before it"), decided by the outgoing committee, so that the committee of every height
+ * is known from its parent chain before anyone proposes at that height: IBFT needs it to know who
+ * may propose and vote. The first block of the span then lists the new signers in `validators`.
+ *
+ * A span record is accepted (verifySpanRecord) only when it is in the last block of a span and
+ * names the next span (id, start, end), its reference hash is the canonical block R of the span, its committee is the draw from
  * the validator set at R seeded by R's hash, and signers of that set holding > 2/3 of its power
  * consented. Nothing a peer says is trusted: the set comes from our own state at R.
  */
@@ -41,12 +47,12 @@ export class SpanCommittees {
     this.#headers = headers
   }
 
-  /** The committee of block `height`'s span; undefined while the span's first block is unknown. */
+  /** The committee of block `height`'s span; undefined while the block before the span is unknown. */
   committeeAt(height: bigint): Committee | undefined {
     return this.committeeOf(spanOf(height, this.params.spanBlocks))
   }
 
-  /** The committee of span `spanId`; undefined while its first block is not in the chain. */
+  /** The committee of span `spanId`; undefined while the last block of the span before it is not in the chain. */
   committeeOf(spanId: bigint): Committee | undefined {
     const S = this.params.spanBlocks
     // walk back to a span whose committee is known or recorded, then fill the cache forward
@@ -63,7 +69,7 @@ export class SpanCommittees {
         this.#keep(0n, found)
         break
       }
-      const extra = this.#headers.extraDataAt(spanStart(k, S))
+      const extra = this.#headers.extraDataAt(spanEnd(k - 1n, S))
       if (extra === undefined) return undefined
       const span = decodeExtra(extra).span
       if (span !== undefined) {
@@ -121,7 +127,7 @@ export function spanProposal(
 export interface SpanCheck {
   chainId: bigint
   params: SpanParams
-  /** Number of the block carrying the record. */
+  /** Number of the block carrying the record (the last block of the span before the record's). */
   height: bigint
   record: SpanRecord
   /** Hash of our canonical block R (referenceBlock of the span). */
@@ -130,17 +136,18 @@ export interface SpanCheck {
   set: ValidatorSet
 }
 
-/** verifySpanRecord throws SpanConsentError unless `c.record` is a valid switch at `c.height` (module doc). */
+/** verifySpanRecord throws SpanConsentError unless `c.record` is a valid switch carried by block `c.height` (module doc). */
 export function verifySpanRecord(c: SpanCheck): void {
   const S = c.params.spanBlocks
   const r = c.record
-  const spanId = spanOf(c.height, S)
-  if (r.spanId !== spanId || r.start !== c.height || r.start !== spanStart(spanId, S) || r.end !== spanEnd(spanId, S))
+  const spanId = spanOf(c.height, S) + 1n
+  if (c.height < 1n || c.height !== spanEnd(spanId - 1n, S))
+    throw new SpanConsentError('wrong-span', `block ${c.height} is not the last block of a span: it carries no span record`)
+  if (r.spanId !== spanId || r.start !== spanStart(spanId, S) || r.end !== spanEnd(spanId, S))
     throw new SpanConsentError(
       'wrong-span',
-      `record says span ${r.spanId} [${r.start}, ${r.end}], block ${c.height} starts span ${spanId} [${spanStart(spanId, S)}, ${spanEnd(spanId, S)}]`,
+      `record says span ${r.spanId} [${r.start}, ${r.end}], block ${c.height} precedes span ${spanId} [${spanStart(spanId, S)}, ${spanEnd(spanId, S)}]`,
     )
-  if (spanId < 1n) throw new SpanConsentError('wrong-span', 'span 0 is the genesis validators and carries no record')
   if (!equalsBytes(r.refBlockHash, c.refBlockHash))
     throw new SpanConsentError(
       'wrong-reference',

@@ -25,7 +25,7 @@ const OUTSIDER = KEYS[4] as Uint8Array
 const PARAMS = { spanBlocks: 10n, producers: 3 }
 const CHAIN_ID = 7860n
 const REF = new Uint8Array(32).fill(0x5a)
-const HEIGHT = 21n // first block of span 2; R = block 11
+const HEIGHT = 20n // last block of span 1 carries span 2's record; R = block 11
 
 function recordOf(p: SpanProposal, keys: Uint8Array[]): SpanRecord {
   const sorted = [...keys].sort((x, y) => (bytesToHex(signerOf(x)) < bytesToHex(signerOf(y)) ? -1 : 1))
@@ -100,7 +100,8 @@ describe('verifySpanRecord', () => {
     const r = recordOf(p, byAddr)
     expect(refused(() => check({ ...r, spanId: 3n }))).toBe('wrong-span')
     expect(refused(() => check({ ...r, end: 31n }))).toBe('wrong-span')
-    expect(refused(() => check(r, { height: 22n }))).toBe('wrong-span')
+    expect(refused(() => check(r, { height: 21n }))).toBe('wrong-span')
+    expect(refused(() => check(r, { height: 30n }))).toBe('wrong-span')
     expect(refused(() => check(r, { refBlockHash: new Uint8Array(32) }))).toBe('wrong-reference')
     // signatures over a different committee do not count for the drawn one
     const forged: SpanProposal = { ...p, committee: [{ signer: SET[3]?.signer as Uint8Array, power: 3n }] }
@@ -145,9 +146,9 @@ describe('SpanCommittees', () => {
     const record = recordOf(p, byAddr)
     const headers = new Map<bigint, Uint8Array>([
       [0n, extraOf(genesis)],
-      [11n, extraOf(genesis)], // span 1: no consent, carries on
-      [21n, extraOf(committeeSigners(p.committee), record)], // span 2 switches
-      [31n, extraOf(committeeSigners(p.committee))], // span 3 carries span 2's on
+      [10n, extraOf(genesis)], // last of span 0, no record: span 1 carries on
+      [20n, extraOf(genesis, record)], // last of span 1 carries span 2's committee
+      [30n, extraOf(committeeSigners(p.committee))], // no record: span 3 carries span 2's on
     ])
     const book = new SpanCommittees(PARAMS, { extraDataAt: (n) => headers.get(n) })
     expect(book.committeeAt(5n)).toEqual(genesis.map((signer) => ({ signer, power: 1n })))
@@ -155,5 +156,6 @@ describe('SpanCommittees', () => {
     expect(book.committeeAt(21n)).toEqual(p.committee)
     expect(book.committeeAt(40n)).toEqual(p.committee)
     expect(book.committeeAt(41n)).toBeUndefined()
+    expect(book.committeeAt(20n)).toEqual(book.committeeAt(5n))
   })
 })

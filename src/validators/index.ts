@@ -18,11 +18,16 @@
  *
  *   block R = k·S+1 committed ──(a margin, src/consensus/spanConsent.ts)──▶ every validator of the set at R
  *     reads the set, draws, signs, gossips its consent (IBFT topic)
- *   proposer of block (k+1)·S+1 ── consents over > 2/3 of the power? ──yes──▶ header carries
- *     span = [k+1, start, end, committee, R.hash, signatures] and validators = the new signers
- *                                  └──no──▶ no span field, validators unchanged: the committee
- *                                           carries on for span k+1; span k+2 is drawn at its own R
+ *   proposer of block (k+1)·S, the last of span k ── consents over > 2/3 of the power? ──yes──▶
+ *     its header carries span = [k+1, start, end, committee, R.hash, signatures]; block (k+1)·S+1,
+ *     the first of span k+1, lists the new signers as `validators` and is decided by them
+ *                                  └──no──▶ no span field: the committee carries on for span k+1;
+ *                                           span k+2 is drawn at its own R
  *   import/sync of that block ──▶ verifySpanRecord with our own set at R (refused otherwise)
+ *
+ * The record rides one block before the span so the committee of every height is a function of
+ * its parent chain: IBFT must know who proposes and votes at a height before any proposal exists.
+ * Hence span_blocks ≥ 2 (with 1, R would have to carry the record its own hash seeds).
  *
  * What must hold: every node derives the same committee for every height from the chain alone;
  * a committee changes only at a span's first block with valid consent; with span_blocks = 0

@@ -7,7 +7,7 @@
  * validators: list of 20-byte addresses; proposerSeal: 65 bytes r‖s‖v (v = 0/1) or empty before
  * sealing; committedSeals, parentCommittedSeals: lists of 65-byte seals; round: 8 bytes big-endian
  * in a sealed extraData, the empty string in the blanked form hashed for the block hash.
- * span: optional sixth field, only in the first block of a span whose committee changed (span.ts);
+ * span: optional sixth field, only in the last block before a span whose committee changes (span.ts);
  * absent when spans are off, so those extraData bytes (and block hashes) are exactly the 5-field form.
  */
 import { RLP } from '@ethereumjs/rlp'
@@ -46,7 +46,7 @@ export interface IbftExtra {
   parentCommittedSeals: Uint8Array[]
   /** Round in which the block was committed (0n when absent, as in a blanked or genesis extraData). */
   round: bigint
-  /** The new span's committee and its consent (span.ts); only in the first block of a span that switched committee. */
+  /** The next span's committee and its consent (span.ts); only in the last block before a span that switches committee. */
   span?: SpanRecord
 }
 

@@ -1,7 +1,8 @@
 /**
  * The span record an IBFT header may carry (issue 19): the committee of a new span and the
  * signatures of the validators who consented to it. It is the optional sixth field of the
- * extraData list, present only in the first block of a span whose committee changed:
+ * extraData list, present only in the last block before a span whose committee changes (the new
+ * committee decides from the next block on: src/validators/committees.ts):
  *
  *   span = RLP([spanId, start, end, [[signer, power], …], refBlockHash, [signature, …]])
  *
