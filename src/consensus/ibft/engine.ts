@@ -302,7 +302,7 @@ export class IbftEngine {
     const ctx = this.#ctx as HeightContext
     if (this.#round === 0n || this.#state !== 'new-round' || ctx.proposer(this.#round) !== this.#me) return
     const rs = this.#rounds.at(this.#round)
-    if (rs.proposed || rs.roundChanges.size < ctx.quorum) return
+    if (rs.proposed || !ctx.hasQuorum(rs.roundChanges.keys())) return
     const highest = highestPrepared(rs.roundChanges.values())
     if (highest === undefined) {
       this.#proposeNew(this.#epoch)
@@ -400,7 +400,7 @@ export class IbftEngine {
     const pp = rs?.accepted
     if (this.#state !== 'prepare' || rs === undefined || pp === undefined) return
     const votes = RoundMessages.votesFor(rs.prepares, pp.digest)
-    if (votes.length < (this.#ctx as HeightContext).quorum) return
+    if (!(this.#ctx as HeightContext).hasQuorum(votes.map((v) => v.senderHex))) return
     const stripped: PrePrepare = { ...pp, proposal: new Uint8Array(0), rcc: [] }
     this.#prepared = { certificate: { proposal: stripped, prepares: votes }, proposal: pp.proposal }
     if (!this.#recordVote(pp.round, MessageCode.COMMIT, pp.digest)) return
@@ -424,7 +424,7 @@ export class IbftEngine {
     const ctx = this.#ctx as HeightContext
     if (this.#state === 'final' || rs === undefined || pp === undefined) return
     const votes = RoundMessages.votesFor(rs.commits, pp.digest)
-    if (votes.length < ctx.quorum) return
+    if (!ctx.hasQuorum(votes.map((v) => v.senderHex))) return
     votes.sort((a, b) => ctx.indexOf(a.senderHex) - ctx.indexOf(b.senderHex))
     this.#clearTimers()
     this.#state = 'final'
@@ -459,7 +459,7 @@ export class IbftEngine {
 
   /** f+1 validators want rounds above ours: at least one honest one timed out, so follow to the lowest of them. */
   #checkRoundJump(ctx: HeightContext): void {
-    const target = this.#rounds.jumpTarget(this.#round, ctx.weakQuorum)
+    const target = this.#rounds.jumpTarget(this.#round, ctx.weakQuorumPower, (s) => ctx.powerOf(s))
     if (this.#state === 'final' || target === undefined) return
     this.#log.info(`ibft: height ${this.#height}: f+1 validators are past round ${this.#round}, moving to ${target}`)
     this.#changeRound(target)

@@ -70,16 +70,25 @@ export class HeightRounds {
   }
 
   /**
-   * The f+1 rule: when `weakQuorum` validators have asked (ROUND_CHANGE) for rounds above `current`,
-   * the lowest of the `weakQuorum` highest such rounds; else undefined.
+   * The f+1 rule: when validators holding `weakQuorum` power (powerOf each; 1 when unweighted) have
+   * asked (ROUND_CHANGE) for rounds above `current`, the highest round that enough of them, taken
+   * from the highest round down, all reach; else undefined.
    */
-  jumpTarget(current: bigint, weakQuorum: number): bigint | undefined {
+  jumpTarget(current: bigint, weakQuorum: bigint, powerOf: (senderHex: string) => bigint = () => 1n): bigint | undefined {
     const highest = new Map<string, bigint>()
     for (const rc of this.roundChanges()) {
       if (rc.round > (highest.get(rc.senderHex) ?? -1n)) highest.set(rc.senderHex, rc.round)
     }
-    const wanted = [...highest.values()].filter((r) => r > current).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
-    return wanted.length < weakQuorum ? undefined : wanted[weakQuorum - 1]
+    const wanted = [...highest.entries()]
+      .filter(([, r]) => r > current)
+      .sort(([, a], [, b]) => (a > b ? -1 : a < b ? 1 : 0))
+    // the highest round that senders holding the weak quorum's power all want (or exceed)
+    let power = 0n
+    for (const [sender, round] of wanted) {
+      power += powerOf(sender)
+      if (power >= weakQuorum) return round
+    }
+    return undefined
   }
 
   clear(): void {

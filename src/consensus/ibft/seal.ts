@@ -102,14 +102,17 @@ export function sealHeader(rawHeaderFields: Uint8Array[], privKey: Uint8Array, r
 /**
  * verifyCommittedSeals recovers committed seals over (hash, round) and returns the distinct
  * committers, in seal order. Throws IbftSealError on an invalid seal, a non-validator, a
- * duplicate committer or fewer committers than quorumSize(validators.length). Use it for a
- * header's committedSeals and, with the parent's hash and round, for its parentCommittedSeals.
+ * duplicate committer or fewer committers than quorumSize(validators.length) — with `powers`
+ * (a span committee, same order as validators), committers holding more than 2/3 of the power.
+ * Use it for a header's committedSeals and, with the parent's hash and round, for its
+ * parentCommittedSeals.
  */
 export function verifyCommittedSeals(
   hash: Uint8Array,
   round: bigint,
   seals: Uint8Array[],
   validators: Uint8Array[],
+  powers?: bigint[],
 ): Uint8Array[] {
   const members = addressSet(validators)
   const seen = new Set<string>()
@@ -125,6 +128,18 @@ export function verifyCommittedSeals(
     }
     seen.add(key)
     committers.push(committer)
+  }
+  if (powers !== undefined) {
+    const weight = new Map(validators.map((v, i) => [bytesToHex(v), powers[i] ?? 0n]))
+    const total = powers.reduce((a, b) => a + b, 0n)
+    let signed = 0n
+    for (const c of committers) signed += weight.get(bytesToHex(c)) ?? 0n
+    if (3n * signed <= 2n * total)
+      throw new IbftSealError(
+        'insufficient-committed-seals',
+        `${committers.length} committers hold power ${signed} of ${total}, more than 2/3 needed`,
+      )
+    return committers
   }
   const quorum = validators.length === 0 ? 1 : quorumSize(validators.length)
   if (committers.length < quorum) {
@@ -149,11 +164,15 @@ export interface VerifySealsResult {
 /**
  * verifySeals checks a sealed header against the validator set that must finalize it: the
  * proposer seal recovers to a validator, and the committed seals (over the extraData's round) come
- * from a quorum of distinct validators. It does not check that the proposer is the one
+ * from a quorum of distinct validators (by power when `powers` is given). It does not check that the proposer is the one
  * selectProposer expects, nor the parentCommittedSeals (see verifyCommittedSeals).
  * Throws IbftExtraError on a malformed extraData, IbftSealError on bad seals.
  */
-export function verifySeals(rawHeaderFields: Uint8Array[], validators: Uint8Array[]): VerifySealsResult {
+export function verifySeals(
+  rawHeaderFields: Uint8Array[],
+  validators: Uint8Array[],
+  powers?: bigint[],
+): VerifySealsResult {
   const extra = decodeExtra(extraDataOf(rawHeaderFields))
   const hash = hashWithExtra(rawHeaderFields, extra)
   if (extra.proposerSeal.length === 0) {
@@ -163,7 +182,7 @@ export function verifySeals(rawHeaderFields: Uint8Array[], validators: Uint8Arra
   if (!addressSet(validators).has(bytesToHex(proposer))) {
     throw new IbftSealError('proposer-not-validator', `proposer seal is from ${bytesToHex(proposer)}`)
   }
-  const committers = verifyCommittedSeals(hash, extra.round, extra.committedSeals, validators)
+  const committers = verifyCommittedSeals(hash, extra.round, extra.committedSeals, validators, powers)
   return { hash, proposer, committers }
 }
 
