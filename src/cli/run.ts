@@ -33,7 +33,7 @@ export async function runCli(argv: string[], io: CliIo = processIo, nodeApi?: No
         io.out(`ibex ${ibexVersion()}`)
         return 0
       case 'genesis':
-        return runGenesis(config, extra, io)
+        return await runGenesis(config, extra, io)
       case 'start':
         return await runStart(config, nodeApi ?? (await loadNodeApi()), io, ibexVersion(), request)
       case 'init':

@@ -39,6 +39,7 @@ describe('ibex genesis: node directories', () => {
     const io = captureIo()
     const args = ['genesis', '--validators', '4', '--full-nodes', '1', '--chain-id', '7860', '--block-time', '1s']
     args.push('--out', out, '--http-base-port', '18545', '--p2p-base-port', '31303', '--ibft.round-timeout', '2s')
+    args.push('--span-blocks', '16', '--producers', '3')
     args.push('--prefund', `${funded}=1000ether`, '--prefund', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8=7')
     expect(await runCli(args, io), io.stderr.join('\n')).toBe(0)
     const genesis = JSON.parse(readFileSync(join(out, 'genesis.json'), 'utf8'))
@@ -60,6 +61,8 @@ describe('ibex genesis: node directories', () => {
       expect(config.jsonrpc.port).toBe(18545 + i - 1)
       expect(config.p2p?.port).toBe(31303 + i - 1)
       expect(config.ibft.roundTimeoutBaseMs).toBe(2000)
+      expect(config.ibft.spanBlocks).toBe(16)
+      expect(config.ibft.producers).toBe(3)
       expect(config.p2p?.bootnodes).toEqual(
         [1, 2, 3, 4, 5].filter((j) => j !== i).map((j) => `/ip4/127.0.0.1/tcp/${31303 + j - 1}/p2p/${peerIds[j - 1]}`),
       )
@@ -73,6 +76,14 @@ describe('ibex genesis: node directories', () => {
       }
     }
     expect(io.stdout.at(-1)).toBe(`Start node i with: ibex start --config ${join(out, 'node<i>', 'config.toml')}`)
+  })
+
+  it('writes spans off (span_blocks 0, producers 0) unless asked', async () => {
+    const out = join(dir, 'plain')
+    expect(await runCli(['genesis', '--validators', '1', '--out', out], captureIo())).toBe(0)
+    const { config } = loadConfig(['start', '--config', join(out, 'node1', 'config.toml')], {})
+    expect([config.ibft.spanBlocks, config.ibft.producers]).toEqual([0, 0])
+    expect(readFileSync(join(out, 'node1', 'config.toml'), 'utf8')).toMatch(/^span_blocks = 0\nproducers = 0$/m)
   })
 
   it('refuses --full-nodes with --addresses, and never overwrites a node directory', async () => {

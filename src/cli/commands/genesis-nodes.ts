@@ -6,7 +6,8 @@
  *   DIR/node<i>/config.toml   genesis = "../genesis.json" (no `network`: the chain is the genesis file's),
  *                             datadir = ".", block time, validator key
  *                             (validators: "../validator-<i-1>.key"), [jsonrpc] port H+i-1,
- *                             [p2p] port P+i-1 with every other node as a bootnode, [ibft] round timeout
+ *                             [p2p] port P+i-1 with every other node as a bootnode, [ibft] round timeout,
+ *                             span_blocks and producers (--span-blocks, --producers)
  *
  * so `ibex start --config DIR/node<i>/config.toml` brings node i up on this machine (loopback).
  */
@@ -90,6 +91,8 @@ export function nodeFiles(node: NodeLayout, all: NodeLayout[], config: IbexConfi
     '',
     '[ibft]',
     `round_timeout = "${duration(config.ibft.roundTimeoutBaseMs)}"`,
+    `span_blocks = ${config.ibft.spanBlocks}`,
+    `producers = ${config.ibft.producers}`,
     '',
   ]
   return new Map<string, string | Uint8Array>([

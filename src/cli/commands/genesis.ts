@@ -5,6 +5,13 @@
  * the block time and `--prefund ADDR=WEI` accounts are applied. With --validators it also lays out
  * a local network: DIR/node<i>/ for every validator and `--full-nodes M` full nodes, each with its
  * p2p key and a config.toml (genesis-nodes.ts). Existing files are never overwritten.
+ *
+ * With --validators, when the base carries the Validator DAO (every preset does), the new
+ * validators are seated in it (src/config/genesisSeats.ts): one seat each, Tier III first, the
+ * tier's minimum stake locked, KYC attested, the validator's own key as holder and signer, so
+ * ValidatorSigners.validatorSet() lists them from block 0. --addresses only lists the validators in
+ * extraData (their owners hold the keys and apply through the DAO), as does a --genesis file
+ * without the DAO.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,6 +26,7 @@ import {
   withValidators,
 } from '../../config/genesis.js'
 import { addressOfPrivateKey } from '../../config/accounts.js'
+import { type GenesisSeat, carriesValidatorSigners, seatGenesisValidators } from '../../config/genesisSeats.js'
 import { ConfigError } from '../../config/errors.js'
 import { newPrivateKey, writeKeyFile } from '../../config/keys.js'
 import type { CommandExtra } from '../../config/load.js'
@@ -49,7 +57,7 @@ export function makeGenesis(config: IbexConfig, validators: string[], chainId?: 
   return genesis
 }
 
-export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): number {
+export async function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): Promise<number> {
   const out = extra.out as string
   const count = extra.validators ?? 0
   const keyFiles = Array.from({ length: count }, (_, i) => join(out, validatorKeyFileName(i)))
@@ -81,6 +89,11 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
   const keys = keyFiles.map(() => newPrivateKey())
   const validators = extra.addresses?.map(normalizeAddress) ?? keys.map(addressOfPrivateKey)
   const genesis = makeGenesis(config, validators, extra.chainId)
+  // new keys are seated; --addresses belong to their owners, who apply through the DAO themselves
+  const seats =
+    extra.validators !== undefined && carriesValidatorSigners(genesis)
+      ? await seatGenesisValidators(genesis, validators)
+      : undefined
   for (const { address, wei } of extra.prefund ?? []) {
     const key = Object.keys(genesis.alloc).find(
       (k) => k.toLowerCase().replace(/^(?!0x)/, '0x') === address.toLowerCase(),
@@ -106,12 +119,24 @@ export function runGenesis(config: IbexConfig, extra: CommandExtra, io: CliIo): 
     `Wrote ${genesisPath} (chain id ${genesis.config.chainId}, ${validators.length} validators, block time ${genesis.config.ibft?.blockTime}s)`,
   )
   for (const [i, address] of validators.entries()) {
-    io.out(`  (${i}) ${address}${keyFiles[i] === undefined ? '' : `  key: ${keyFiles[i]}`}`)
+    io.out(`  (${i}) ${address}${keyFiles[i] === undefined ? '' : `  key: ${keyFiles[i]}`}${seatNote(seats?.[i])}`)
   }
+  if (seats === undefined && extra.validators !== undefined)
+    io.out('  (the base genesis has no Validator DAO: the validators are not seated)')
   for (const n of nodes) {
     const role = n.validatorKey === undefined ? 'full node' : `validator ${n.index - 1}`
     io.out(`  node${n.index} (${role}): http://127.0.0.1:${n.httpPort}, p2p ${n.p2pPort}, peer id ${n.peerId}`)
   }
   if (nodes.length > 0) io.out(`Start node i with: ibex start --config ${join(out, 'node<i>', NODE_CONFIG_FILE)}`)
   return 0
+}
+
+const COIN_WEI = 10n ** 18n
+const TIER_NAMES = ['', 'I', 'II', 'III']
+
+/** seatNote: `  seat 51 (Tier III, 222222 coins locked)` for a seated validator. */
+function seatNote(seat: GenesisSeat | undefined): string {
+  if (seat === undefined) return ''
+  const coins = seat.stake % COIN_WEI === 0n ? `${seat.stake / COIN_WEI} coins` : `${seat.stake} wei`
+  return `  seat ${seat.seat} (Tier ${TIER_NAMES[seat.tier]}, ${coins} locked)`
 }
