@@ -17,7 +17,16 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { VM } from '@ethereumjs/vm'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
-import { attachSeals, decodeExtra, encodeExtra, ibftBlockHash, sealHeader, signProposerSeal } from './ibft/index.js'
+import {
+  attachSeals,
+  decodeExtra,
+  encodeExtra,
+  ibftBlockHash,
+  type IbftExtra,
+  sealHeader,
+  signProposerSeal,
+} from './ibft/index.js'
+import type { SpanRecord } from '../chain/ibft/span.js'
 import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import { executeTransactions, finishHeader, nextHeaderFields } from '../block/execute.js'
@@ -39,6 +48,16 @@ export interface BuilderOptions {
   fastTransfers?: boolean
   /** Every SSTORE through the storage trie instead of the write cache (src/state/cachedStorage.ts); default false, true to compare. */
   storageThroughTrie?: boolean
+  /** Span committees (issue 19): the header's validators and span record; absent: the parent's validators, no record. */
+  spans?: BuilderSpans
+}
+
+/** What the builder asks when spans are on. */
+export interface BuilderSpans {
+  /** Signers of the committee of block `height` (its header's `validators`). */
+  validatorsAt(height: bigint): Uint8Array[] | undefined
+  /** The span record block `height` carries (the last block of a span with consent collected), if any. */
+  recordFor(height: bigint): SpanRecord | undefined
 }
 
 /**
@@ -141,14 +160,18 @@ export class BlockBuilder {
     const { store, common } = this.#opts
     const parent = store.head
     const parentExtra = decodeExtra(parent.header.extraData)
-    const extraData = encodeExtra({
+    const height = parent.header.number + 1n
+    const extra: IbftExtra = {
       vanity: parentExtra.vanity,
-      validators: parentExtra.validators,
+      validators: this.#opts.spans?.validatorsAt(height) ?? parentExtra.validators,
       proposerSeal: new Uint8Array(0),
       committedSeals: [],
       parentCommittedSeals: parentExtra.committedSeals,
       round: 0n,
-    })
+    }
+    const record = this.#opts.spans?.recordFor(height)
+    if (record !== undefined) extra.span = record
+    const extraData = encodeExtra(extra)
     const choice = { coinbase: this.#opts.coinbase, timestamp, extraData, gasLimit: parent.header.gasLimit }
     const fields = nextHeaderFields(parent, common, choice)
     const executed = await executeTransactions(vm, sm, common, fields, candidates, {

@@ -4,7 +4,8 @@
  * committing it the way the BlockBuilder commits its own.
  *
  *   RLP [header, txs, uncles, withdrawals?] ─▶ parent link, number, timestamp, gas limit,
- *   validators = parent's ─▶ seals: proposer seal (proposal) or ≥ quorum committed seals over
+ *   validators = parent's (spans off) or the committee of the block's span, a span record checked
+ *   against our own validator set at its reference block (spans on: src/validators) ─▶ seals: proposer seal (proposal) or ≥ quorum committed seals over
  *   (hash, round) (decided block); parent committed seals ─▶ executeTransactions on a fresh state
  *   overlay (src/block/execute.ts, the builder's own code) ─▶ rebuilt header = received header
  *   (state root, receipts root, gas used, bloom, tx root, then every other field via the hash)
@@ -33,6 +34,16 @@ import type { PoolTx } from '../txpool/index.js'
 import type { ExecutedBlock, ProposedBlock } from './blockBuilder.js'
 import { type ExecTx, executeTransactions, finishHeader, nextHeaderFields } from '../block/execute.js'
 import { createChainVM } from '../evm/vm.js'
+import type { IbftExtra } from '../chain/ibft/extra.js'
+import {
+  type Committee,
+  committeeSigners,
+  referenceBlock,
+  type SpanCommittees,
+  spanOf,
+  type ValidatorSet,
+  verifySpanRecord,
+} from '../validators/index.js'
 
 /** A proposal may be timestamped at most this far ahead of our clock (validators' clocks differ a little). */
 export const IBFT_MAX_FUTURE_BLOCK_SECONDS = 5n
@@ -65,6 +76,46 @@ export interface IbftImportOptions {
   common: Common
   /** Where the base fee goes instead of being burned (genesis `baseFeeRecipient`). */
   baseFeeRecipient: Uint8Array | undefined
+  /** Span committees (issue 19); absent when span_blocks = 0: one validator set, unweighted. */
+  spans?: ImportSpans
+}
+
+/** What block import needs to follow span committees. */
+export interface ImportSpans {
+  chainId: bigint
+  committees: SpanCommittees
+  /** The validator set at a block (readValidatorSet over the exec pool's call lane). */
+  readSet(blockHash: Uint8Array): Promise<ValidatorSet>
+}
+
+/**
+ * committeeRules returns the validators and powers that must finalize block `number` (child of
+ * `parent`) and of its parent, checking a span record the block carries (async: the set at R is
+ * read from our own state). Throws IbftBlockError-worthy messages as Error.
+ */
+async function spanCommittee(
+  spans: ImportSpans,
+  store: ChainStore,
+  number: bigint,
+  extra: IbftExtra,
+): Promise<{ own: Committee; parent: Committee | undefined }> {
+  const own = spans.committees.committeeAt(number)
+  if (own === undefined) throw new Error(`committee of block ${number} is unknown (the block before its span is missing)`)
+  const parent = number - 1n === 0n ? undefined : spans.committees.committeeAt(number - 1n)
+  if (extra.span !== undefined) {
+    const S = spans.committees.params.spanBlocks
+    const ref = store.getBlockByNumber(referenceBlock(spanOf(number, S) + 1n, S))
+    if (ref === undefined) throw new Error('the span record names a reference block we do not have')
+    verifySpanRecord({
+      chainId: spans.chainId,
+      params: spans.committees.params,
+      height: number,
+      record: extra.span,
+      refBlockHash: ref.hash,
+      set: await spans.readSet(ref.hash),
+    })
+  }
+  return { own, parent }
 }
 
 /** executeIbftBlock verifies `bytes` as the next block on `parent` and executes it; throws IbftBlockError. */
@@ -120,24 +171,44 @@ export async function executeIbftBlock(
   } catch (err) {
     fail((err as Error).message.split('\n')[0] as string, err)
   }
-  const validators = decodeExtra(p.extraData).validators
+  let validators = decodeExtra(p.extraData).validators
+  let powers: bigint[] | undefined
+  let parentValidators = validators
+  let parentPowers: bigint[] | undefined
+  if (opts.spans !== undefined) {
+    try {
+      const c = await spanCommittee(opts.spans, opts.store, number, extra)
+      validators = committeeSigners(c.own)
+      powers = c.own.map((m) => m.power)
+      if (c.parent !== undefined) {
+        parentValidators = committeeSigners(c.parent)
+        parentPowers = c.parent.map((m) => m.power)
+      }
+    } catch (err) {
+      fail(`span: ${(err as Error).message}`, err)
+    }
+  } else if (extra.span !== undefined) fail('carries a span record, but spans are off on this node')
   if (
     extra.validators.length !== validators.length ||
     extra.validators.some((v, i) => !equalsBytes(v, validators[i] as Uint8Array))
   ) {
-    fail('validator set differs from the parent’s (validator changes are not supported)')
+    fail(
+      opts.spans === undefined
+        ? 'validator set differs from the parent’s (validator changes are not supported)'
+        : 'validators are not the committee of the block’s span',
+    )
   }
   if ((decoded[2] ?? []).length > 0) fail('IBFT blocks have no uncles')
   if ((decoded[3]?.length ?? 0) > 0) fail('IBFT blocks have no withdrawals')
   try {
-    if (params.kind === 'sealed') verifySeals(headerRaw, validators)
+    if (params.kind === 'sealed') verifySeals(headerRaw, validators, powers)
     else {
       const proposer = bytesToHex(recoverProposerSeal(hash, extra.proposerSeal))
       if (params.proposer !== undefined && proposer !== params.proposer)
         fail(`proposer seal is by ${proposer}, not ${params.proposer}`)
       if (!validators.some((v) => bytesToHex(v) === proposer)) fail(`proposer ${proposer} is not a validator`)
     }
-    verifyParentSeals(parent, extra.parentCommittedSeals, validators)
+    verifyParentSeals(parent, extra.parentCommittedSeals, parentValidators, parentPowers)
   } catch (err) {
     if (err instanceof IbftBlockError) throw err
     fail((err as Error).message, err)
@@ -209,20 +280,25 @@ export async function executeIbftBlock(
  * Our copy of the parent records the round we saw it decided in; a proposer may have seen another
  * round's COMMITs decide the same block, so a few other rounds are tried before refusing.
  */
-function verifyParentSeals(parent: ChainBlock, seals: Uint8Array[], validators: Uint8Array[]): void {
+function verifyParentSeals(
+  parent: ChainBlock,
+  seals: Uint8Array[],
+  validators: Uint8Array[],
+  powers: bigint[] | undefined,
+): void {
   if (parent.header.number === 0n) {
     if (seals.length > 0) throw new IbftError('parent committed seals of genesis must be empty')
     return
   }
   const localRound = decodeExtra(parent.header.extraData).round
   try {
-    verifyCommittedSeals(parent.hash, localRound, seals, validators)
+    verifyCommittedSeals(parent.hash, localRound, seals, validators, powers)
     return
   } catch (first) {
     for (let r = 0n; r < IBFT_PARENT_SEAL_ROUND_SCAN; r++) {
       if (r === localRound) continue
       try {
-        verifyCommittedSeals(parent.hash, r, seals, validators)
+        verifyCommittedSeals(parent.hash, r, seals, validators, powers)
         return
       } catch {
         // try the next round

@@ -18,6 +18,7 @@ import { IbftBlockError, type IbftBlockImporter } from './ibftImport.js'
 import type { Logger } from '../log.js'
 import type { IbftStateStore } from './ibft/persist.js'
 import type { TxPool } from '../txpool/index.js'
+import type { SpanCommittees } from '../validators/index.js'
 import {
   decodeExtra,
   type Finalized,
@@ -45,6 +46,8 @@ export interface IbftValidatorOptions {
   log: Logger
   /** Where the engine's votes survive a restart (`<datadir>/ibft-state.rlp`); none in unit tests. */
   stateStore?: IbftStateStore
+  /** Span committees (issue 19): each height is decided by its span's committee, weighted; absent: spans off. */
+  committees?: SpanCommittees
 }
 
 export class IbftValidator implements IbftBackend {
@@ -86,7 +89,16 @@ export class IbftValidator implements IbftBackend {
     if (parent === undefined) return undefined
     const extra = decodeExtra(parent.header.extraData)
     const lastProposer = parent.header.number === 0n ? null : recoverProposerSeal(parent.hash, extra.proposerSeal)
-    return new HeightContext(height, extra.validators, lastProposer)
+    const committees = this.#o.committees
+    if (committees === undefined) return new HeightContext(height, extra.validators, lastProposer)
+    const committee = committees.committeeAt(height)
+    if (committee === undefined) return undefined
+    return new HeightContext(
+      height,
+      committee.map((m) => m.signer),
+      lastProposer,
+      committee.map((m) => m.power),
+    )
   }
 
   proposeAtMs(height: bigint): number {
