@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SIM_ERROR, SimulationError } from './errors.js'
-import { sanitizeChain } from './index.js'
-import { emptyBlockOverrides, type SimBlock } from './types.js'
+import { checkCallCounts, MAX_SIMULATE_CALLS_PER_BLOCK, sanitizeChain } from './index.js'
+import { emptyBlockOverrides, type SimBlock, type SimCall } from './types.js'
 
 function block(o: { number?: bigint; time?: bigint } = {}): SimBlock {
   return { blockOverrides: { ...emptyBlockOverrides(), ...o }, stateOverrides: undefined, calls: [] }
@@ -43,5 +43,28 @@ describe('sanitizeChain (geth rules)', () => {
     )
     expect(codeOf(() => sanitizeChain([block({ time: 540n })], 54n, 540n))).toBe(SIM_ERROR.blockTimestampInvalid)
     expect(codeOf(() => sanitizeChain([block({ number: 54n + 257n })], 54n, 540n))).toBe(SIM_ERROR.clientLimitExceeded)
+  })
+})
+
+describe('call counts (geth maxSimulateCallsPerBlock, maxSimulateTotalCalls)', () => {
+  const withCalls = (n: number): SimBlock => ({ ...block(), calls: new Array<SimCall>(n) })
+  const message = (blocks: SimBlock[]) => {
+    try {
+      checkCallCounts(blocks)
+    } catch (err) {
+      return err instanceof SimulationError ? `${err.kind} ${err.message}` : undefined
+    }
+    return 'passed'
+  }
+
+  it('allows 5000 calls in a block and 10000 in all', () => {
+    expect(message([withCalls(MAX_SIMULATE_CALLS_PER_BLOCK), withCalls(MAX_SIMULATE_CALLS_PER_BLOCK)])).toBe('passed')
+  })
+
+  it('refuses more, in geth words', () => {
+    expect(message([withCalls(5001)])).toBe(`${SIM_ERROR.clientLimitExceeded} too many calls in block: 5001 > 5000`)
+    expect(message([withCalls(5000), withCalls(4000), withCalls(1001)])).toBe(
+      `${SIM_ERROR.clientLimitExceeded} too many calls: 10001 > 10000`,
+    )
   })
 })

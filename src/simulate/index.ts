@@ -25,6 +25,10 @@ export type { SimulatedBlock, SimulatedCall } from './block.js'
 
 /** Most blocks one request may span from its base (geth maxSimulateBlocks). */
 export const MAX_SIMULATE_BLOCKS = 256n
+/** Most calls one simulated block may hold (geth maxSimulateCallsPerBlock): bounds one block's work. */
+export const MAX_SIMULATE_CALLS_PER_BLOCK = 5_000
+/** Most calls one request may hold across its blocks (geth maxSimulateTotalCalls). */
+export const MAX_SIMULATE_TOTAL_CALLS = 10_000
 /** Seconds between simulated blocks whose time is not given (geth timestampIncrement). */
 export const TIMESTAMP_INCREMENT = 12n
 
@@ -79,11 +83,30 @@ export function sanitizeChain(blocks: SimBlock[], baseNumber: bigint, baseTime: 
   return out
 }
 
+/** geth's call-count limits, checked before anything runs. */
+export function checkCallCounts(blocks: SimBlock[]): void {
+  let total = 0
+  for (const block of blocks) {
+    const n = block.calls.length
+    if (n > MAX_SIMULATE_CALLS_PER_BLOCK) {
+      throw new SimulationError(
+        SIM_ERROR.clientLimitExceeded,
+        `too many calls in block: ${n} > ${MAX_SIMULATE_CALLS_PER_BLOCK}`,
+      )
+    }
+    total += n
+    if (total > MAX_SIMULATE_TOTAL_CALLS) {
+      throw new SimulationError(SIM_ERROR.clientLimitExceeded, `too many calls: ${total} > ${MAX_SIMULATE_TOTAL_CALLS}`)
+    }
+  }
+}
+
 export async function simulate(env: SimulateEnv, req: SimulateRequest): Promise<SimulatedBlock[]> {
   if (req.blockStateCalls.length === 0) throw new SimulationError(SIM_ERROR.invalidParams, 'empty input')
   if (BigInt(req.blockStateCalls.length) > MAX_SIMULATE_BLOCKS) {
     throw new SimulationError(SIM_ERROR.clientLimitExceeded, 'too many blocks')
   }
+  checkCallCounts(req.blockStateCalls)
   const base = env.base
   const blocks = sanitizeChain(req.blockStateCalls, base.header.number, base.header.timestamp)
   const simulated = new Map<bigint, Uint8Array>()
