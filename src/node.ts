@@ -289,6 +289,7 @@ function openExecPool(config: IbexConfig, chain: OpenedChain, log: Logger): Exec
     genesis: chain.genesis,
     workers: c.workers,
     callQueue: c.callQueue,
+    queueTimeoutMs: c.queueTimeoutMs,
     traceWorkers: c.traceWorkers,
     traceQueue: c.traceQueue,
     workerHeapMb: c.workerHeapMb,

@@ -331,6 +331,7 @@ round_timeout = "2s"
 [exec]
 workers = 3
 call_queue = 10
+queue_timeout = "3s"
 trace_workers = 2
 trace_queue = 4
 trace_max_bytes = 1048576
@@ -424,7 +425,7 @@ mine_max_blocks = 5
       },
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'], txAnnounceIntervalMs: 2000 },
       ibft: { roundTimeoutBaseMs: 2000 },
-      exec: { workers: 3, callQueue: 10, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
+      exec: { workers: 3, callQueue: 10, queueTimeoutMs: 3000, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
       faucet: {
         rpcUrl: 'http://127.0.0.1:9000',

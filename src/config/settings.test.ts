@@ -81,6 +81,7 @@ const MAINNET = {
   exec: {
     workers: Math.max(1, availableParallelism() - 1),
     callQueue: 256,
+    queueTimeoutMs: 2000,
     traceWorkers: 1,
     traceQueue: 16,
     traceMaxBytes: 268_435_456,

@@ -151,7 +151,7 @@ export const SETTINGS: readonly Setting[] = [
   // geth's filter deadline; reth's log query limits (geth: --rpc.rangelimit)
   row({ key: 'jsonrpc.filter_timeout', to: 'jsonrpc.filterTimeoutMs', flag: 'rpc.filter-timeout', kind: duration(1), default: 300_000, help: 'a filter not polled with eth_getFilterChanges for this long is removed (3s, 300)' }),
   row({ key: 'jsonrpc.max_log_block_range', flag: 'rpc.rangelimit', kind: int(0), default: 100_000, help: 'largest toBlock - fromBlock of eth_getLogs and eth_getFilterLogs (0 = no limit)' }),
-  row({ key: 'jsonrpc.max_log_results', flag: 'rpc.max-logs-per-response', kind: int(0), default: 20_000, help: 'most logs in one eth_getLogs or eth_getFilterLogs answer (0 = no limit)' }),
+  row({ key: 'jsonrpc.max_log_results', flag: 'rpc.max-logs-per-response', kind: int(0), default: 20_000, help: 'most logs in one eth_getLogs or eth_getFilterLogs answer spanning two or more blocks; a single block (blockHash, or from = to) is always answered whole (0 = no limit)' }),
   // filters and subscriptions: geth has no caps; each one costs memory and work per block, so a public node needs them (issue 18)
   row({ key: 'jsonrpc.max_filters', flag: 'rpc.max-filters', kind: int(0), default: 10_000, help: 'polling filters (eth_new*Filter) installed in all; a new one past it is refused with -32005 (0 = no limit)' }),
   row({ key: 'jsonrpc.max_filters_per_ip', flag: 'rpc.max-filters-per-ip', kind: int(0), default: 500, help: 'polling filters one client IP may have installed (0 = no limit)' }),
@@ -220,6 +220,8 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'exec.workers', flag: 'exec.workers', kind: int(1, MAX_EXEC_WORKERS), default: described('cores - 1 (at least 1)', Math.max(1, availableParallelism() - 1)), help: 'worker threads for eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 (no EVM runs on the main thread)' }),
   // a second of backlog at a few hundred calls/s; beyond it clients are told to retry
   row({ key: 'exec.call_queue', flag: 'exec.call-queue', kind: int(0, 1_000_000), default: 256, help: 'eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 requests that may wait for a worker; more are refused (-32005)' }),
+  // under the evm timeout (5s): a queued call is answered within the two together, inside viem's default 10s
+  row({ key: 'exec.queue_timeout', to: 'exec.queueTimeoutMs', flag: 'exec.queue-timeout', kind: duration(1), default: 2000, help: 'longest a call or trace waits for a free worker; then it is refused unrun (-32005 "busy"), never charged as its own timeout, which starts when a worker takes it' }),
   // traces run beside calls, one at a time (bounded memory); they take seconds, so a short queue is already a long wait
   row({ key: 'exec.trace_workers', flag: 'exec.trace-workers', kind: int(1, MAX_EXEC_WORKERS), default: 1, help: 'worker threads for debug_trace* (traces running at once), apart from the call workers' }),
   row({ key: 'exec.trace_queue', flag: 'exec.trace-queue', kind: int(0, 1_000_000), default: 16, help: 'debug_trace* requests that may wait for a trace worker; more are refused (-32005)' }),

@@ -229,6 +229,8 @@ export interface ExecConfig {
   workers: number
   /** Calls that may wait for a worker; more are refused. */
   callQueue: number
+  /** Longest a call or trace waits for a worker before it is refused busy (-32005), ms. */
+  queueTimeoutMs: number
   /** Worker threads for debug_trace* (concurrent traces). */
   traceWorkers: number
   /** Traces that may wait for a worker; more are refused. */

@@ -23,6 +23,24 @@ export class PoolBusyError extends IbexError {
   }
 }
 
+/**
+ * The request waited `waitedMs` (exec.queue_timeout) for a worker of its lane and was not run
+ * (-32005): the workers were busy with other requests. Its own time limit never started, so it is
+ * not answered as an execution timeout.
+ */
+export class QueueTimeoutError extends IbexError {
+  readonly kind = 'poolBusy'
+  constructor(
+    /** Which lane: `eth_call/eth_estimateGas/…`, `debug_trace`. */
+    readonly what: string,
+    readonly waitedMs: number,
+  ) {
+    super(
+      `busy: request not run, it waited ${waitedMs / 1000}s for a free ${what} worker (exec.queue_timeout), try again later`,
+    )
+  }
+}
+
 /** A trace's JSON would exceed the node's result limit (-32005). */
 export class TraceLimitError extends IbexError {
   readonly kind = 'traceLimit'
@@ -44,7 +62,12 @@ export class NodeShuttingDownError extends IbexError {
   }
 }
 
-export type ExecPoolError = PoolBusyError | TraceLimitError | WorkerCrashedError | NodeShuttingDownError
+export type ExecPoolError =
+  | PoolBusyError
+  | QueueTimeoutError
+  | TraceLimitError
+  | WorkerCrashedError
+  | NodeShuttingDownError
 
 /**
  * Every error the execution layer answers with, behind the pool or in front of it (the RPC layer

@@ -11,12 +11,15 @@
  * Calls and traces have their own threads and queues (lane.ts: first come, first served), so a
  * burst of 30M-gas traces cannot starve eth_call. What always holds:
  *  - a full queue refuses the request at once (-32005 PoolBusyError), nothing queues unbounded;
- *  - every task has a deadline, from the moment it is submitted: eth_call's evm timeout
- *    (eth_estimateGas: ESTIMATE_TIMEOUT_FACTOR times it), a trace's per-transaction `timeout`
- *    times its transactions. The EVM checks it itself (deadline.ts) and stops, so the worker
- *    survives; a task still running ABORT_GRACE_MS later (stuck outside the opcode loop) is
- *    aborted and its worker terminated and replaced; a task still queued at its deadline answers
- *    the timeout without running — a pure-compute loop cannot hold a thread;
+ *  - a task not taken by a worker within `queue_timeout` of its submission (queued behind other
+ *    requests, here or in a worker's inbox) is refused unrun: -32005 QueueTimeoutError, "busy: …",
+ *    never a timeout of its own — the time others' work took is not charged to it;
+ *  - every task a worker takes has a time budget, counted from that moment: eth_call's evm
+ *    timeout (eth_estimateGas: ESTIMATE_TIMEOUT_FACTOR times it), a trace's per-transaction
+ *    `timeout` times its transactions. The EVM checks it itself (deadline.ts) and stops, so the
+ *    worker survives, answering geth's `execution aborted (timeout = 5s)`; a task still running
+ *    ABORT_GRACE_MS later (stuck outside the opcode loop) is aborted and its worker terminated and
+ *    replaced — a pure-compute loop cannot hold a thread;
  *  - a worker that dies (crash, out of memory under `worker_heap_mb`) is replaced and its request
  *    answers -32603; the node keeps serving;
  *  - close() waits until every worker thread ever started has exited, so the main thread never
@@ -112,6 +115,12 @@ export const ABORT_GRACE_MS = 1000
 export const CALL_LANE_METHODS = 'eth_call/eth_estimateGas/eth_createAccessList/eth_simulateV1'
 /** Time a trace gets beyond its transactions' timeouts, to replay the block's earlier transactions. */
 export const TRACE_REPLAY_MS = 5000
+/**
+ * Default of `exec.queue_timeout`: how long a request may wait for a worker before it is refused
+ * busy. Under the evm timeout (5 s), so a client waits at most the two together, 7 s — inside
+ * viem's default 10 s request timeout — and hears "busy" rather than a timeout it did not cause.
+ */
+export const QUEUE_TIMEOUT_MS = 2000
 /** How long close() waits for worker threads to exit before giving up on them. */
 export const WORKER_EXIT_WAIT_MS = 10_000
 
@@ -128,6 +137,8 @@ export interface ExecPoolOptions {
   traceWorkers: number
   /** Traces allowed to wait for a worker. */
   traceQueue: number
+  /** Longest a call or trace waits for a worker before it is refused (-32005), ms; QUEUE_TIMEOUT_MS if absent. */
+  queueTimeoutMs?: number
   /** V8 old-space limit of each worker, MiB; 0 = Node's default. */
   workerHeapMb: number
   /** Per-worker trie-node cache, bytes. */
@@ -159,6 +170,9 @@ export function workerEntry(name: string): { filename: string; ibexEntry: string
   return { filename: workerFile('entry', 'cjs'), ibexEntry: pathToFileURL(workerFile(name)).href }
 }
 
+/** startBy of a task before a lane queues it (in process it never waits). */
+const UNQUEUED = Number.POSITIVE_INFINITY
+
 function failureError(f: TaskFailure): Error {
   switch (f.kind) {
     case 'revert':
@@ -170,6 +184,9 @@ function failureError(f: TaskFailure): Error {
     case 'internal':
       // an unexpected error, answered -32603 without its text (src/rpc/errors.ts)
       return new Error(f.message)
+    case 'notStarted':
+      // the lane answers these itself (QueueTimeoutError); a task run in process is never refused
+      return new Error('a task was refused outside a lane')
     default:
       return new ExecutionError(f.message)
   }
@@ -218,7 +235,7 @@ export class ExecPool {
       // a worker dying between tasks is replaced by Piscina; nothing to answer
       pool.on('error', () => {})
       pool.on('workerCreate', () => this.#track(pool))
-      return new Lane(pool, what, threads * depth, maxQueue, ABORT_GRACE_MS)
+      return new Lane(pool, what, threads * depth, maxQueue, ABORT_GRACE_MS, opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS)
     }
     this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
     this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1)
@@ -269,7 +286,8 @@ export class ExecPool {
     const task = {
       ...unscheduled,
       limits: { ...limits, timeoutMs: budgetMs },
-      deadlineAt: Date.now() + budgetMs,
+      budgetMs,
+      startBy: UNQUEUED,
     } as CallTask
     if (key === undefined) return this.#run('calls', task)
     try {
@@ -284,7 +302,7 @@ export class ExecPool {
 
   /** eth_createAccessList on a call worker, within the call timeout (the EVM stops at the deadline). */
   async createAccessList(unscheduled: AccessListJob): Promise<AccessListResult> {
-    const task: AccessListTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.limits.timeoutMs }
+    const task: AccessListTask = { ...unscheduled, budgetMs: unscheduled.limits.timeoutMs, startBy: UNQUEUED }
     return (await this.#run('calls', task)) as AccessListResult
   }
 
@@ -293,13 +311,13 @@ export class ExecPool {
    * (formatted by the worker), or a SimulationError with geth's code.
    */
   async simulate(unscheduled: SimulateJob): Promise<unknown[]> {
-    const task: SimulateTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.timeoutMs }
+    const task: SimulateTask = { ...unscheduled, budgetMs: unscheduled.timeoutMs, startBy: UNQUEUED }
     return (await this.#run('calls', task)) as unknown[]
   }
 
   /** testing_buildBlockV1 on a call worker, within the call timeout: geth's payload envelope, JSON-ready. */
   async buildTestingBlock(unscheduled: TestingBlockJob): Promise<unknown> {
-    const task: TestingBlockTask = { ...unscheduled, deadlineAt: Date.now() + unscheduled.timeoutMs }
+    const task: TestingBlockTask = { ...unscheduled, budgetMs: unscheduled.timeoutMs, startBy: UNQUEUED }
     return this.#run('calls', task)
   }
 
@@ -309,7 +327,7 @@ export class ExecPool {
    */
   async trace(unscheduled: TraceJob, txCount: number): Promise<TraceParts> {
     const budgetMs = unscheduled.options.timeoutMs * Math.max(1, txCount) + TRACE_REPLAY_MS
-    const task = { ...unscheduled, deadlineAt: Date.now() + budgetMs } as TraceTask
+    const task = { ...unscheduled, budgetMs, startBy: UNQUEUED } as TraceTask
     return (await this.#run('traces', task)) as TraceParts
   }
 
@@ -375,8 +393,8 @@ export class ExecPool {
   }
 }
 
-/** A task as a caller builds it: the pool sets its deadline when it is submitted. */
-export type Unscheduled<T> = T extends unknown ? Omit<T, 'deadlineAt'> : never
+/** A task as a caller builds it: the pool sets its time budget, the lane its start-by time. */
+export type Unscheduled<T> = T extends unknown ? Omit<T, 'budgetMs' | 'startBy' | 'started'> : never
 /** An eth_call / eth_estimateGas task before submission. */
 export type CallJob = Unscheduled<CallTask>
 /** An eth_createAccessList task before submission. */

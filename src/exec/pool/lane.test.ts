@@ -1,19 +1,30 @@
-/** The Lane's queue: first come first served, bounded, deadlines for waiting and running tasks. */
+/**
+ * The Lane's queue: first come first served, bounded; a task no worker takes within the queue
+ * timeout is refused busy (never run, never reported as its own timeout); a task a worker took
+ * keeps its whole budget, counted from then.
+ */
 import type { Piscina } from 'piscina'
 import { describe, expect, it } from 'vitest'
 import { ExecutionError } from '../../evm/errors.js'
-import { PoolBusyError, WorkerCrashedError } from './errors.js'
+import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
 import { Lane } from './lane.js'
+import { claimStart } from './startClaim.js'
 import type { ExecTask, TaskResult } from './tasks.js'
 
-/** A stand-in for Piscina: each run() waits until the test finishes it (or its signal aborts it). */
+type Flagged = { id: number; started: Int32Array; startBy: number }
+
+/**
+ * A stand-in for Piscina: each run() waits until the test finishes it (or its signal aborts it).
+ * `take` plays the worker taking a task from its inbox (the start claim a real worker makes).
+ */
 function fakePool() {
-  const running: { id: number; finish: (r: TaskResult<unknown> | Error) => void }[] = []
+  const running: { id: number; task: Flagged; finish: (r: TaskResult<unknown> | Error) => void }[] = []
   const pool = {
-    run(task: { id: number }, opts: { signal: AbortSignal }): Promise<TaskResult<unknown>> {
+    run(task: Flagged, opts: { signal: AbortSignal }): Promise<TaskResult<unknown>> {
       return new Promise((resolve, reject) => {
         const entry = {
           id: task.id,
+          task,
           finish: (r: TaskResult<unknown> | Error) => (r instanceof Error ? reject(r) : resolve(r)),
         }
         running.push(entry)
@@ -21,27 +32,33 @@ function fakePool() {
       })
     },
   }
-  return { pool: pool as unknown as Piscina, running }
+  const take = (i: number): boolean => {
+    const t = running[i]?.task as Flagged
+    return claimStart(t.started, t.startBy)
+  }
+  return { pool: pool as unknown as Piscina, running, take }
 }
 
-function task(id: number, deadlineMs = 10_000): ExecTask {
+function task(id: number, budgetMs = 10_000): ExecTask {
   return {
     id,
     kind: 'call',
     head: 0n,
     blockHash: new Uint8Array(32),
     request: {},
-    limits: { gasCap: 1n, timeoutMs: deadlineMs },
-    deadlineAt: Date.now() + deadlineMs,
+    limits: { gasCap: 1n, timeoutMs: budgetMs },
+    budgetMs,
+    startBy: Number.POSITIVE_INFINITY,
   } as unknown as ExecTask
 }
 
-const tick = () => new Promise((r) => setTimeout(r, 5))
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms))
+const LONG_QUEUE_MS = 10_000
 
 describe('Lane', () => {
   it('runs at most `threads` tasks and starts the waiting ones in arrival order', async () => {
     const { pool, running } = fakePool()
-    const lane = new Lane(pool, 'eth_call', 1, 10, 1000)
+    const lane = new Lane(pool, 'eth_call', 1, 10, 1000, LONG_QUEUE_MS)
     const answers = [1, 2, 3, 4].map((id) => lane.submit(task(id)))
     expect(running.map((r) => r.id)).toEqual([1])
     for (let i = 0; i < 4; i++) {
@@ -54,30 +71,80 @@ describe('Lane', () => {
 
   it('refuses at once when the queue is full', async () => {
     const { pool } = fakePool()
-    const lane = new Lane(pool, 'eth_call', 1, 1, 1000)
+    const lane = new Lane(pool, 'eth_call', 1, 1, 1000, LONG_QUEUE_MS)
     void lane.submit(task(1)).catch(() => {})
     void lane.submit(task(2)).catch(() => {})
     await expect(lane.submit(task(3))).rejects.toBeInstanceOf(PoolBusyError)
   })
 
-  it('a task still waiting at its deadline answers the timeout and never runs', async () => {
+  it('a task still queued after the queue timeout is refused busy (-32005), not timed out, and never runs', async () => {
     const { pool, running } = fakePool()
-    const lane = new Lane(pool, 'eth_call', 1, 5, 1000)
+    const lane = new Lane(pool, 'eth_call', 1, 5, 1000, 20)
     void lane.submit(task(1)).catch(() => {})
-    await expect(lane.submit(task(2, 20))).rejects.toEqual(new ExecutionError('execution aborted (timeout = 0.02s)'))
+    const refused = lane.submit(task(2, 5000))
+    await expect(refused).rejects.toBeInstanceOf(QueueTimeoutError)
+    await expect(refused).rejects.toThrow(
+      'busy: request not run, it waited 0.02s for a free eth_call worker (exec.queue_timeout), try again later',
+    )
     running[0]?.finish({ ok: true, value: 0 })
     await tick()
     expect(running.map((r) => r.id)).toEqual([1])
     expect(lane.waiting).toBe(0)
   })
 
-  it('aborts a task running past its deadline plus grace; a crash is WorkerCrashedError', async () => {
-    const { pool, running } = fakePool()
-    const lane = new Lane(pool, 'eth_call', 2, 5, 10)
-    await expect(lane.submit(task(1, 10))).rejects.toEqual(new ExecutionError('execution aborted (timeout = 0.01s)'))
+  it("a task in a worker's inbox is refused at the queue timeout unless the worker took it", async () => {
+    const { pool, running, take } = fakePool()
+    // two slots on one worker (its pipeline): both tasks go to the worker at once
+    const lane = new Lane(pool, 'eth_call', 2, 5, 1000, 30)
+    const first = lane.submit(task(1))
+    const second = lane.submit(task(2))
+    expect(take(0)).toBe(true)
+    await expect(second).rejects.toBeInstanceOf(QueueTimeoutError)
+    // the worker reaches the refused task later and skips it: no second answer, its slot frees
+    expect(take(1)).toBe(false)
+    running[1]?.finish({ ok: false, failure: { kind: 'notStarted' } })
+    // the task it took keeps running past the queue timeout, to its own answer
+    running[0]?.finish({ ok: true, value: '0x' })
+    expect(await first).toEqual({ ok: true, value: '0x' })
+    await tick()
+    expect(lane.running).toBe(0)
+  })
+
+  it('a worker taking a task after its start-by time refuses it itself', async () => {
+    const { pool, running, take } = fakePool()
+    const lane = new Lane(pool, 'eth_call', 1, 5, 1000, 10_000)
+    const answer = lane.submit(task(1))
+    const t = running[0]?.task as Flagged
+    t.startBy = Date.now() - 1 // as if the lane's timer were late
+    expect(take(0)).toBe(false)
+    running[0]?.finish({ ok: false, failure: { kind: 'notStarted' } })
+    await expect(answer).rejects.toBeInstanceOf(QueueTimeoutError)
+  })
+
+  it('aborts a task running past its budget plus grace; a crash is WorkerCrashedError', async () => {
+    const { pool, running, take } = fakePool()
+    const lane = new Lane(pool, 'eth_call', 2, 5, 10, LONG_QUEUE_MS)
+    // with a long queue timeout the abort comes at startBy + budget + grace: claim it, then abort a short one
+    const short = new Lane(pool, 'eth_call', 1, 5, 10, 5)
+    const aborted = short.submit(task(1, 10))
+    expect(take(0)).toBe(true)
+    await expect(aborted).rejects.toEqual(new ExecutionError('execution aborted (timeout = 0.01s)'))
     const crashed = lane.submit(task(2))
     running[1]?.finish(new Error('worker exited with code: 70'))
     await expect(crashed).rejects.toBeInstanceOf(WorkerCrashedError)
     expect(lane.running).toBe(0)
+  })
+})
+
+describe('runTask', () => {
+  it('skips a task the lane refused: it answers notStarted without running', async () => {
+    const { runTask } = await import('./tasks.js')
+    const { newStartFlag, refuseStart } = await import('./startClaim.js')
+    const started = newStartFlag()
+    expect(refuseStart(started)).toBe(true)
+    // a context that throws if the task touched it
+    const ctx = new Proxy({}, { get: () => expect.unreachable('the refused task ran') })
+    const refused = { ...(task(1) as object), startBy: Date.now() + 10_000, started } as unknown as ExecTask
+    expect(await runTask(ctx as never, refused)).toEqual({ ok: false, failure: { kind: 'notStarted' } })
   })
 })

@@ -4,27 +4,34 @@
  *
  *   submit ─ a slot free? ─yes─▶ Piscina (at most `threads` tasks in it) ─▶ answer ─▶ next waiting
  *          └─ no ─▶ queue full? ─yes─▶ PoolBusyError (-32005)
- *                   └─ no ─▶ wait here, in arrival order, until a thread frees or the deadline
+ *                   └─ no ─▶ wait here, in arrival order, until a slot frees or `queueTimeoutMs`
  *
  * Piscina queues tasks too, but not in arrival order once they carry an abort signal (a task that
  * finds no free worker goes to the tail, or with `stricterFIFO` the newest goes to the head), and
  * it does not count them against `maxQueue`; so nothing waits in Piscina, only here.
  *
  * `threads` counts slots: worker threads × the tasks each worker holds at once (its pipeline
- * depth; ExecPool sets it). What always holds: at most `threads` tasks are inside Piscina; at most `maxQueue` wait; a task
- * leaves the queue by starting or by its deadline (then it answers the timeout, never runs); a
- * running task past its deadline + grace is aborted, its worker terminated and replaced.
+ * depth; ExecPool sets it), so a task in Piscina may still wait in its worker's inbox. What always
+ * holds: at most `threads` tasks are inside Piscina; at most `maxQueue` wait here; a task a worker
+ * has not taken `queueTimeoutMs` after its submission — waiting here or in a worker's inbox — is
+ * refused with QueueTimeoutError (-32005) and never runs (startClaim.ts decides the race with the
+ * worker); a task a worker took runs its whole `budgetMs`, counted from that moment, and is
+ * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`.
  */
 import type { Piscina } from 'piscina'
 import { ExecutionError } from '../../evm/errors.js'
-import { PoolBusyError, WorkerCrashedError } from './errors.js'
+import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
+import { newStartFlag, refuseStart } from './startClaim.js'
 import { type ExecTask, type TaskResult, timeoutMessage } from './tasks.js'
 
-interface Waiting {
-  task: ExecTask
+/** A submitted task until it is answered: waiting here, or handed to Piscina (`inPool`). */
+interface Submitted {
+  task: ExecTask & { started: Int32Array }
   resolve: (r: TaskResult<unknown>) => void
   reject: (err: unknown) => void
-  timer: NodeJS.Timeout
+  /** Fires at task.startBy: refuses the task if no worker has taken it. */
+  timer: NodeJS.Timeout | undefined
+  inPool: boolean
 }
 
 function isAbort(err: unknown): boolean {
@@ -37,18 +44,21 @@ export class Lane {
   readonly what: string
   readonly threads: number
   readonly maxQueue: number
-  /** Running a task this long past its deadline gets its worker terminated. */
+  /** Running a task this long past its budget gets its worker terminated. */
   readonly graceMs: number
+  /** Longest a task waits for a worker to take it before it is refused (exec.queue_timeout). */
+  readonly queueTimeoutMs: number
   #running = 0
-  readonly #waiting: Waiting[] = []
+  readonly #waiting: Submitted[] = []
   #completed = 0
 
-  constructor(pool: Piscina, what: string, threads: number, maxQueue: number, graceMs: number) {
+  constructor(pool: Piscina, what: string, threads: number, maxQueue: number, graceMs: number, queueTimeoutMs: number) {
     this.pool = pool
     this.what = what
     this.threads = threads
     this.maxQueue = maxQueue
     this.graceMs = graceMs
+    this.queueTimeoutMs = queueTimeoutMs
   }
 
   get running(): number {
@@ -63,57 +73,75 @@ export class Lane {
     return this.#completed
   }
 
-  /** Runs `task` now or after those that came first; rejects when the queue is full or the deadline passes. */
-  submit(task: ExecTask): Promise<TaskResult<unknown>> {
-    if (this.#running < this.threads) return this.#start(task)
-    if (this.#waiting.length >= this.maxQueue) return Promise.reject(new PoolBusyError(this.what, this.maxQueue))
+  /**
+   * Runs `task` now or after those that came first. Rejects at once when the queue is full, with
+   * QueueTimeoutError when no worker takes it within queueTimeoutMs; its budgetMs and startBy
+   * are the caller's, its start flag the lane's.
+   */
+  submit(unflagged: ExecTask): Promise<TaskResult<unknown>> {
+    if (this.#running >= this.threads && this.#waiting.length >= this.maxQueue) {
+      return Promise.reject(new PoolBusyError(this.what, this.maxQueue))
+    }
+    const task = { ...unflagged, startBy: Date.now() + this.queueTimeoutMs, started: newStartFlag() }
     return new Promise((resolve, reject) => {
-      const w: Waiting = {
-        task,
-        resolve,
-        reject,
-        timer: setTimeout(
-          () => {
-            const i = this.#waiting.indexOf(w)
-            if (i >= 0) this.#waiting.splice(i, 1)
-            reject(new ExecutionError(timeoutMessage(task)))
-          },
-          Math.max(0, task.deadlineAt - Date.now()),
-        ),
-      }
-      this.#waiting.push(w)
+      const s: Submitted = { task, resolve, reject, timer: undefined, inPool: false }
+      s.timer = setTimeout(() => this.#expire(s), this.queueTimeoutMs)
+      if (this.#running < this.threads) this.#start(s)
+      else this.#waiting.push(s)
     })
   }
 
   /** Rejects everything still waiting (the pool is closing). */
   drop(reason: Error): void {
-    for (const w of this.#waiting.splice(0)) {
-      clearTimeout(w.timer)
-      w.reject(reason)
+    for (const s of this.#waiting.splice(0)) {
+      clearTimeout(s.timer)
+      s.reject(reason)
     }
   }
 
-  async #start(task: ExecTask): Promise<TaskResult<unknown>> {
-    this.#running++
-    const signal = AbortSignal.timeout(Math.max(0, task.deadlineAt - Date.now()) + this.graceMs)
-    try {
-      return (await this.pool.run(task, { signal })) as TaskResult<unknown>
-    } catch (err) {
-      if (isAbort(err)) throw new ExecutionError(timeoutMessage(task))
-      throw new WorkerCrashedError(err)
-    } finally {
-      this.#running--
-      this.#completed++
-      this.#next()
+  /** The task's start-by time came: refused, unless a worker has taken it already. */
+  #expire(s: Submitted): void {
+    if (!s.inPool) {
+      const i = this.#waiting.indexOf(s)
+      if (i >= 0) this.#waiting.splice(i, 1)
+      s.reject(new QueueTimeoutError(this.what, this.queueTimeoutMs))
+    } else if (refuseStart(s.task.started)) {
+      // it stays in its worker's inbox (its slot held) until the worker skips it
+      s.reject(new QueueTimeoutError(this.what, this.queueTimeoutMs))
     }
+  }
+
+  #start(s: Submitted): void {
+    s.inPool = true
+    this.#running++
+    // a worker takes the task by startBy at the latest (or skips it), then runs at most budgetMs
+    const limitMs = Math.max(0, s.task.startBy - Date.now()) + s.task.budgetMs + this.graceMs
+    this.pool
+      .run(s.task, { signal: AbortSignal.timeout(limitMs) })
+      .then(
+        (result: TaskResult<unknown>) => {
+          if (!result.ok && result.failure.kind === 'notStarted') {
+            s.reject(new QueueTimeoutError(this.what, this.queueTimeoutMs))
+          } else {
+            s.resolve(result)
+          }
+        },
+        (err: unknown) =>
+          s.reject(isAbort(err) ? new ExecutionError(timeoutMessage(s.task)) : new WorkerCrashedError(err)),
+      )
+      .finally(() => {
+        clearTimeout(s.timer)
+        this.#running--
+        this.#completed++
+        this.#next()
+      })
   }
 
   #next(): void {
     while (this.#running < this.threads) {
-      const w = this.#waiting.shift()
-      if (w === undefined) return
-      clearTimeout(w.timer)
-      this.#start(w.task).then(w.resolve, w.reject)
+      const s = this.#waiting.shift()
+      if (s === undefined) return
+      this.#start(s)
     }
   }
 }

@@ -26,12 +26,20 @@ import { traceCall } from '../../trace/traceCall.js'
 import type { ExecContext } from './context.js'
 import { buildTestingBlock, type TestingBlockRequest, TestingBuildError } from '../simulate/buildTestingBlock.js'
 import { withEvmDeadline } from '../../evm/deadline.js'
+import { claimStart } from './startClaim.js'
 
 interface TaskBase {
   /** Head block number the main thread knew when it sent the task. */
   head: bigint
-  /** Wall-clock time (Date.now()) by which the task must be done, waiting in the queue included. */
-  deadlineAt: number
+  /** Time the task may run once a worker takes it, ms (the EVM stops it then: a timeout). */
+  budgetMs: number
+  /**
+   * Wall-clock time (Date.now()) by which a worker must take the task: waiting longer (queued
+   * behind other requests) refuses it as busy, unrun (startClaim.ts). Infinity in process.
+   */
+  startBy: number
+  /** The start flag both the worker and the lane's queue timer claim (startClaim.ts); absent in process. */
+  started?: Int32Array
 }
 
 export interface CallTask extends TaskBase {
@@ -118,6 +126,8 @@ export type SimulatedPresenter = (blocks: SimulatedBlock[], fullTransactions: bo
 export type TaskFailure =
   | { kind: 'revert'; data: Uint8Array }
   | { kind: 'execution' | 'timeout' | 'tooLarge' | 'internal'; message: string }
+  /** Refused before it ran: it waited past its start-by time (the lane answers QueueTimeoutError). */
+  | { kind: 'notStarted' }
   /** One of our errors (its kind and facts), revived on the main thread (reviveError). */
   | { kind: 'error'; error: ErrorWire }
 
@@ -265,8 +275,10 @@ function evmTimeoutMessage(ms: number): string {
 }
 
 /**
- * Runs one task; expected failures are returned, bugs thrown. In a worker (ctx.evmDeadline) the
- * EVM stops itself at the task's deadline; in process only traces' own timeouts apply.
+ * Runs one task; expected failures are returned, bugs thrown. A task that comes with a start flag
+ * is first claimed (startClaim.ts): one waited for too long is refused unrun. In a worker
+ * (ctx.evmDeadline) the EVM stops itself `budgetMs` after the start; in process only traces' own
+ * timeouts apply.
  */
 export async function runTask(
   ctx: ExecContext,
@@ -275,11 +287,13 @@ export async function runTask(
 ): Promise<TaskResult<unknown>> {
   let value: unknown
   let error: unknown
+  if (task.started !== undefined && !claimStart(task.started, task.startBy)) {
+    return { ok: false, failure: { kind: 'notStarted' } }
+  }
   if (ctx.evmDeadline) {
     const message = timeoutMessage(task)
-    const left = task.deadlineAt - Date.now()
-    if (left <= 0) return { ok: false, failure: { kind: 'timeout', message } }
-    const run = await withEvmDeadline(left, message, () => execute(ctx, task, present))
+    // the budget counts from here, when this worker takes the task, never from its queueing
+    const run = await withEvmDeadline(task.budgetMs, message, () => execute(ctx, task, present))
     if (run.timedOut) return { ok: false, failure: { kind: 'timeout', message } }
     value = run.value
     error = run.error
