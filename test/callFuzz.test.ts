@@ -2,7 +2,8 @@
  * A seeded, bounded fuzz of transaction-call objects through eth_call, eth_estimateGas,
  * eth_createAccessList, debug_traceCall and eth_simulateV1 on a dev node started through the
  * binary. Every field is absent, zero, huge or inconsistent at random over the five transaction
- * shapes (legacy, access list, 1559, blob, set-code), with state and block overrides now and then.
+ * shapes (legacy, access list, 1559, blob, set-code), with state and block overrides now and then
+ * (each method's own parameters for them: eth_call's 3rd and 4th, debug_traceCall's config …).
  *
  * What must hold for every case and method:
  *  - no -32603 where geth answers otherwise, and nothing logged at error level (a handler crash or a
@@ -48,21 +49,9 @@ const SLOT = `0x${'00'.repeat(31)}01`
 /**
  * Where ibex still answers otherwise than geth, per method: a case carrying one of these features
  * may differ (never with -32603); each is counted in the output and named in the issue's report.
- *  - chainId, blob, auth: the namespaces' toRequest drops `chainId`, the blob fields and
- *    `authorizationList` before the EVM (no chainId check, no blob or EIP-7702 rules, gas without them);
- *  - overrides: eth_call / eth_estimateGas / eth_createAccessList take no state override parameter;
- *  - dataInput: a `data`/`input` mismatch is refused (geth's call methods take `input`);
- *  - feeStyles: debug_traceCall words CallDefaults refusals as `tracing failed: …`;
- *  - callWrapping: eth_call and eth_simulateV1 leave out geth's `err: … (supplied gas N)` around a
- *    message's refusal (the sentence inside is geth's);
- *  - any: eth_createAccessList skips geth's fee defaults (tip + 2 × base fee) and their checks;
- *    eth_simulateV1 (src/simulate) words several refusals in ethereumjs' or its own terms.
+ *  - any: eth_simulateV1 (src/simulate) words several refusals in ethereumjs' or its own terms.
  */
 const DEPARTURES: Partial<Record<FuzzMethod, readonly Tag[]>> = {
-  eth_call: ['chainId', 'blob', 'auth', 'overrides', 'dataInput', 'callWrapping'],
-  eth_estimateGas: ['chainId', 'blob', 'auth', 'overrides', 'dataInput'],
-  eth_createAccessList: ['any'],
-  debug_traceCall: ['chainId', 'blob', 'auth', 'dataInput', 'feeStyles'],
   eth_simulateV1: ['any'],
 }
 
@@ -75,7 +64,7 @@ interface FuzzCase {
   tags: Set<Tag>
   /** Balance override for EMPTY (state override), where the method takes one. */
   override: boolean
-  /** Block gas limit override (simulateV1, traceCall's blockOverrides). */
+  /** Block gas limit override (eth_call and eth_estimateGas's 4th parameter, traceCall's and simulateV1's blockOverrides). */
   blockGasLimit: bigint | undefined
 }
 
@@ -200,12 +189,23 @@ function request(
         facts = withOverride()
         tags.push('overrides')
       }
+      // geth v1.17: eth_call and eth_estimateGas take block overrides 4th (createAccessList does not)
+      if (c.blockGasLimit !== undefined && method !== 'eth_createAccessList') {
+        if (!c.override) params.push(null)
+        params.push({ gasLimit: hex(c.blockGasLimit) })
+        facts = { ...facts, blockGasLimit: c.blockGasLimit }
+        tags.push('overrides')
+      }
       break
     case 'debug_traceCall': {
       const config: Record<string, unknown> = {}
       if (c.override) {
         config.stateOverrides = stateOverride
         facts = withOverride()
+      }
+      if (c.blockGasLimit !== undefined) {
+        config.blockOverrides = { gasLimit: hex(c.blockGasLimit) }
+        facts = { ...facts, blockGasLimit: c.blockGasLimit }
       }
       params = [c.json, block, config]
       break

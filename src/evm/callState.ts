@@ -11,13 +11,13 @@
  * drops the CallState; the next call builds a fresh one.
  */
 import type { Block } from '@ethereumjs/block'
-import { createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
 import { memoizeParams } from '../chain/commonParams.js'
 import type { Database } from '../db/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import { reusableStateAt, type SharedReadStateManager } from '../state/index.js'
+import { runHeader } from './overrides.js'
 import { createChainVM, envBlock } from './vm.js'
 
 /** CallStates kept per chain store (the head's root and fork, and one more while readers move on). */
@@ -40,17 +40,18 @@ export class CallState {
     this.vm = vm
   }
 
-  /** The block environment of `block`, with a zero base fee when the call sets no fees (as geth). */
-  envBlock(block: ChainBlock, zeroBaseFee: boolean): Block {
-    const key = `${Buffer.from(block.hash).toString('hex')}${zeroBaseFee ? '0' : ''}`
+  /**
+   * The block environment of `block`, with a zero base fee when the message pays nothing per gas
+   * and a zero blob base fee when its blob fee cap is 0 (as geth lowers both for calls).
+   */
+  envBlock(block: ChainBlock, zeroBaseFee: boolean, zeroBlobFee = false): Block {
+    const key = `${Buffer.from(block.hash).toString('hex')}${zeroBaseFee ? '0' : ''}${zeroBlobFee ? 'b' : ''}`
     let env = this.#envBlocks.get(key)
     if (env === undefined) {
-      const header = zeroBaseFee
-        ? createBlockHeader(
-            { ...block.header.toJSON(), baseFeePerGas: 0n },
-            { common: this.common, skipConsensusFormatValidation: true },
-          )
-        : block.header
+      const header =
+        zeroBaseFee || zeroBlobFee
+          ? runHeader(block.header, this.common, undefined, zeroBaseFee, zeroBlobFee)
+          : block.header
       env = envBlock(header)
       if (this.#envBlocks.size >= ENV_BLOCKS_PER_STATE) this.#envBlocks.clear()
       this.#envBlocks.set(key, env)

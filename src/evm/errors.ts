@@ -67,6 +67,23 @@ export class FeeStylesConflictError extends ExecutionError {
   }
 }
 
+/** geth's CallDefaults refusal of a `chainId` other than the node's (bare -32000 on every call method). */
+export class ChainIdMismatchError extends ExecutionError {
+  constructor(
+    readonly have: bigint,
+    readonly want: bigint,
+  ) {
+    super(`chainId does not match node's (have=${have}, want=${want})`)
+  }
+}
+
+/**
+ * A rule of geth's preCheck that a message breaks, in geth's words: blob fields (a creation, no
+ * hashes, a hash of another version, a blob fee cap below the blob base fee), an authorization
+ * list (a creation, an empty list), init code over EIP-3860's limit. -32000 as any execution error.
+ */
+export class MessageRuleError extends ExecutionError {}
+
 /** geth's ErrInsufficientFundsForTransfer (eth_estimateGas: the value alone exceeds the balance). */
 export class InsufficientFundsForTransferError extends IbexError {
   readonly kind = 'insufficientFundsForTransfer'
@@ -161,6 +178,8 @@ export const EXEC_ERRORS = [
   ExecutionRevertedError,
   ExecutionError,
   FeeStylesConflictError,
+  ChainIdMismatchError,
+  MessageRuleError,
   InsufficientFundsError,
   InsufficientFundsForTransferError,
   IntrinsicGasError,
@@ -170,6 +189,22 @@ export const EXEC_ERRORS = [
   GasAllowanceExceededError,
   EngineError,
 ] as const
+
+/**
+ * True for what geth's core.ApplyMessage refuses before the message runs (preCheck, buyGas, the
+ * intrinsic gas and EIP-7623 floor checks): the errors each call method wraps in its own words
+ * (eth_call `err: <why> (supplied gas N)`, debug_traceCall `tracing failed: <why>` …).
+ */
+export function isMessageRefusal(err: unknown): err is IbexError {
+  return (
+    err instanceof TipAboveFeeCapError ||
+    err instanceof FeeCapTooLowError ||
+    err instanceof InsufficientFundsError ||
+    err instanceof IntrinsicGasError ||
+    err instanceof FloorDataGasError ||
+    err instanceof MessageRuleError
+  )
+}
 
 /** A sender as geth prints it (common.Address.Hex(): EIP-55 checksummed). */
 export function senderText(from: Uint8Array | undefined): string {

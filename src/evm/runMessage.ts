@@ -23,28 +23,27 @@
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVM } from '@ethereumjs/evm'
-import { createTx, type TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import type { Database } from '../db/db.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { type CallState, callStateFor, dropCallState, keptCallState } from './callState.js'
-import { checkMessageFees, classifyEvmError, gethVmError, InsufficientFundsError, senderText } from './errors.js'
-import { allowSenderWithCode, unsignedSender } from './patches.js'
+import { classifyEvmError, FloorDataGasError, gethVmError, IntrinsicGasError } from './errors.js'
+import { buildTx, type CallRequest, messagePrices, precheckError } from './message.js'
+import {
+  applyStateEdit,
+  type MessageOverrides,
+  overriddenBaseFee,
+  overriddenBlobBaseFee,
+  runHeader,
+} from './overrides.js'
+import { allowSenderWithCode } from './patches.js'
+import { envBlock as createEnvBlock } from './vm.js'
 import { fastCall } from './fast/index.js'
 
-export interface CallRequest {
-  from?: Uint8Array
-  to?: Uint8Array
-  gas?: bigint
-  gasPrice?: bigint
-  maxFeePerGas?: bigint
-  maxPriorityFeePerGas?: bigint
-  value?: bigint
-  data?: Uint8Array
-  nonce?: bigint
-  accessList?: { address: string; storageKeys: string[] }[]
-}
+export type { CallAuthorization, CallRequest } from './message.js'
 
 export interface CallOutcome {
   returnValue: Uint8Array
@@ -110,36 +109,6 @@ export async function runTransaction(
 const ZERO_ADDRESS = new Address(new Uint8Array(20))
 const EMPTY = new Uint8Array(0)
 
-export function hasFees(req: CallRequest): boolean {
-  return (req.gasPrice ?? 0n) > 0n || (req.maxFeePerGas ?? 0n) > 0n || (req.maxPriorityFeePerGas ?? 0n) > 0n
-}
-
-/** The unsigned transaction of a message (its sender is whoever `req.from` says). */
-export function buildTx(req: CallRequest, gas: bigint, nonce: bigint, common: Common): TypedTransaction {
-  const base = {
-    to: req.to,
-    data: req.data,
-    value: req.value ?? 0n,
-    gasLimit: gas,
-    nonce,
-    accessList: req.accessList,
-  }
-  const dynamic = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
-  const data = dynamic
-    ? {
-        ...base,
-        type: 2,
-        maxFeePerGas: req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n,
-        maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-      }
-    : req.accessList !== undefined
-      ? { ...base, type: 1, gasPrice: req.gasPrice ?? 0n }
-      : { ...base, type: 0, gasPrice: req.gasPrice ?? 0n }
-  const tx = createTx(data as never, { common, freeze: false })
-  unsignedSender(tx, req.from === undefined ? ZERO_ADDRESS : new Address(req.from))
-  return tx
-}
-
 export interface MessageOptions {
   /**
    * What the caller reads: 'output' (return data and error: eth_call) lets the fast layer answer,
@@ -150,20 +119,49 @@ export interface MessageOptions {
   want: 'output' | 'gas' | 'accessList'
   /** false: the ethereumjs layer only (tests compare the layers; benchmarks measure them). */
   fastLayer?: boolean
+  /** State and block overrides (overrides.ts); a message with any runs on the ethereumjs layer. */
+  overrides?: MessageOverrides
 }
 
 /**
  * One execution of `req` with `gas` on the state of `env.block`, on the VM and state kept for
  * that root (callState.ts); nothing it writes lasts. Throws an errors.ts error for a message that
- * cannot run (funds, intrinsic gas, an error out of ethereumjs).
+ * cannot run (geth's preCheck and buyGas in message.ts, intrinsic gas, an error out of ethereumjs).
  */
 export async function runMessage(env: Env, req: CallRequest, gas: bigint, opts: MessageOptions): Promise<CallOutcome> {
   const state = keptCallState(env.store, env.block) ?? (await callStateFor(env.store, env.db, env.block))
-  if (opts.want === 'output' && opts.fastLayer !== false) {
+  if (opts.want === 'output' && opts.fastLayer !== false && opts.overrides === undefined) {
     const fast = fastLayer(env, state, req, gas)
     if (fast !== undefined) return fast
   }
-  return state.exclusive(() => ethereumjsLayer(env, state, req, gas, opts.want))
+  return state.exclusive(() => withOverrides(state, opts.overrides, () => ethereumjsLayer(env, state, req, gas, opts)))
+}
+
+/**
+ * Reads the state of `env.block` as a message would see it under `overrides` (an estimate's
+ * balance and code checks, an access list's nonce): `read` runs in the CallState's checkpoint.
+ */
+export async function readOverriddenState<T>(
+  env: Env,
+  overrides: MessageOverrides | undefined,
+  read: (sm: MerkleStateManager) => Promise<T>,
+): Promise<T> {
+  const state = keptCallState(env.store, env.block) ?? (await callStateFor(env.store, env.db, env.block))
+  return state.exclusive(() => withOverrides(state, overrides, () => read(state.sm)))
+}
+
+async function withOverrides<T>(
+  state: CallState,
+  overrides: MessageOverrides | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (overrides?.state === undefined) return run()
+  const undo = await applyStateEdit(state.vm.evm as EVM, state.sm, overrides.state)
+  try {
+    return await run()
+  } finally {
+    undo()
+  }
 }
 
 async function ethereumjsLayer(
@@ -171,25 +169,32 @@ async function ethereumjsLayer(
   state: CallState,
   req: CallRequest,
   gas: bigint,
-  want: MessageOptions['want'],
+  opts: MessageOptions,
 ): Promise<CallOutcome> {
   const { sm, vm, common } = state
   const { block, store } = env
+  const header = opts.overrides?.block
   const from = req.from === undefined ? ZERO_ADDRESS : new Address(req.from)
   const account = await sm.getAccount(from)
-  const balance = account?.balance ?? 0n
-  const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
-  const needed = gas * feeCap + (req.value ?? 0n)
-  // geth's preCheck order: fees before funds; ethereumjs never sees a fee it would refuse
-  checkMessageFees(req, block.header.baseFeePerGas)
-  if (balance < needed) throw new InsufficientFundsError(senderText(req.from), balance, needed)
-  const envBlock = state.envBlock(block, !hasFees(req) && block.header.baseFeePerGas !== undefined)
-  const tx = buildTx(req, gas, req.nonce ?? account?.nonce ?? 0n, common)
+  const baseFee = overriddenBaseFee(block.header, header)
+  const blobBaseFee = overriddenBlobBaseFee(block.header, header)
+  // geth's preCheck and buyGas: ethereumjs never sees a message they would refuse
+  const refused = precheckError(req, gas, account?.balance ?? 0n, { common, baseFee, blobBaseFee })
+  if (refused !== undefined) throw refused
+  const prices = messagePrices(req, baseFee)
+  const zeroBaseFee = prices.gasPrice === 0n && baseFee !== undefined && baseFee !== 0n
+  const zeroBlobFee = req.blobVersionedHashes !== undefined && prices.blobFeeCap === 0n
+  const envBlock =
+    header === undefined
+      ? state.envBlock(block, zeroBaseFee, zeroBlobFee)
+      : createEnvBlock(runHeader(block.header, common, header, zeroBaseFee, zeroBlobFee))
+  const tx = buildTx(req, gas, account?.nonce ?? 0n, common)
+  checkIntrinsicGas(state, tx, gas, req.data ?? EMPTY)
   try {
-    const result = await runTransaction(vm, tx, envBlock, 'call', { reportAccessList: want === 'accessList' })
+    const result = await runTransaction(vm, tx, envBlock, 'call', { reportAccessList: opts.want === 'accessList' })
     const { exceptionError, executionGasUsed, returnValue } = result.execResult
     // 'output': the gas the fast layer reports (intrinsic + execution, before refund and floor)
-    const gasUsed = want === 'output' ? tx.getIntrinsicGas() + executionGasUsed : result.totalGasSpent
+    const gasUsed = opts.want === 'output' ? tx.getIntrinsicGas() + executionGasUsed : result.totalGasSpent
     return { ...outcomeOf(returnValue, gasUsed, exceptionError?.error), accessList: result.accessList }
   } catch (e) {
     // thrown out of the EVM (not an EVM error): do not trust this VM again
@@ -201,6 +206,26 @@ async function ethereumjsLayer(
       intrinsicGas: () => tx.getIntrinsicGas(),
     })
   }
+}
+
+/**
+ * geth's execute: the gas must cover the intrinsic gas, then EIP-7623's calldata floor. Checked
+ * here so runTx does not throw for them (a throw out of runTx drops the CallState).
+ */
+function checkIntrinsicGas(state: CallState, tx: TypedTransaction, gas: bigint, data: Uint8Array): void {
+  const intrinsic = tx.getIntrinsicGas()
+  if (gas < intrinsic) throw new IntrinsicGasError(gas, intrinsic)
+  const p = intrinsicParams(state)
+  if (p.floorPerToken === undefined) return
+  const floor = p.txGas + p.floorPerToken * calldataTokens(data)
+  if (gas < floor) throw new FloorDataGasError(gas, floor)
+}
+
+/** EIP-7623's tokens: a zero byte counts 1, any other 4. */
+function calldataTokens(data: Uint8Array): bigint {
+  let zeros = 0
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
+  return BigInt(zeros + (data.length - zeros) * 4)
 }
 
 /** A message's outcome from its return data, gas used and ethereumjs error string. */
@@ -261,6 +286,19 @@ function intrinsicGas(state: CallState, data: Uint8Array, gas: bigint): bigint |
   return gas < intrinsic || gas < floor ? undefined : intrinsic
 }
 
+/** A fee-less message call without access list, blobs or authorizations: what the fast layer runs. */
+function plainMessage(req: CallRequest): req is CallRequest & { to: Uint8Array } {
+  return (
+    req.to !== undefined &&
+    req.accessList === undefined &&
+    req.blobVersionedHashes === undefined &&
+    req.authorizationList === undefined &&
+    (req.gasPrice ?? 0n) === 0n &&
+    (req.maxFeePerGas ?? 0n) === 0n &&
+    (req.maxPriorityFeePerGas ?? 0n) === 0n
+  )
+}
+
 /**
  * The fast layer: a fee-less message call (`to` set, no access list) answered by the fast
  * interpreter as runTx answers it (geth's rules: the EIP-2929 warm set, a sender with code has
@@ -269,7 +307,7 @@ function intrinsicGas(state: CallState, data: Uint8Array, gas: bigint): bigint |
  * A sender short of the value makes it bail out, so the ethereumjs layer words the error.
  */
 function fastLayer(env: Env, state: CallState, req: CallRequest, gas: bigint): CallOutcome | undefined {
-  if (req.to === undefined || req.accessList !== undefined || hasFees(req)) return undefined
+  if (!plainMessage(req)) return undefined
   const data = req.data ?? EMPTY
   const intrinsic = intrinsicGas(state, data, gas)
   if (intrinsic === undefined) return undefined

@@ -27,7 +27,7 @@ import type { ChainBlock, TxLocation } from '../chain/store.js'
 import type { DevControl } from '../consensus/devControl.js'
 import type {
   AccessListResult,
-  AccountOverride,
+  CallOverrides,
   CallRequest,
   SimulateRequest,
   TraceOptions,
@@ -134,9 +134,15 @@ export interface Backend {
 
   // ── execution (off the main thread, within the node's gas cap and time limits) ───────────
   /** eth_call's return data, or an ExecutionError (a revert with its data). */
-  call(block: ChainBlock, request: CallRequest): Promise<Uint8Array>
-  estimateGas(block: ChainBlock, request: CallRequest): Promise<bigint>
-  createAccessList(block: ChainBlock, request: CallRequest): Promise<AccessListResult>
+  call(block: ChainBlock, request: CallRequest, overrides?: CallOverrides): Promise<Uint8Array>
+  estimateGas(block: ChainBlock, request: CallRequest, overrides?: CallOverrides): Promise<bigint>
+  /** `suggestedTip`: eth_maxPriorityFeePerGas now (geth fills the request's fee defaults with it). */
+  createAccessList(
+    block: ChainBlock,
+    request: CallRequest,
+    suggestedTip: bigint,
+    overrides?: CallOverrides,
+  ): Promise<AccessListResult>
   /** eth_simulateV1 on top of `base`: the JSON-ready list of simulated blocks. */
   simulate(base: ChainBlock, request: SimulateRequest): Promise<unknown>
   /** testing_buildBlockV1: the block built on the head, not inserted, as geth's payload envelope. */
@@ -149,7 +155,7 @@ export interface Backend {
   traceCall(
     block: ChainBlock,
     request: CallRequest,
-    overrides: AccountOverride[],
+    overrides: CallOverrides | undefined,
     options: TraceOptions,
   ): Promise<TraceParts>
 

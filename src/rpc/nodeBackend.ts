@@ -23,7 +23,7 @@ import type { IbexConfig } from '../config/types.js'
 import type { SingleValidatorSealer } from '../consensus/sealer.js'
 import {
   type AccessListResult,
-  type AccountOverride,
+  type CallOverrides,
   type CallLimits,
   type CallRequest,
   ExecPool,
@@ -230,34 +230,43 @@ export class NodeBackend implements Backend {
     return (await this.#pool.submit(raw)).hash
   }
 
-  async call(block: ChainBlock, request: CallRequest): Promise<Uint8Array> {
+  async call(block: ChainBlock, request: CallRequest, overrides?: CallOverrides): Promise<Uint8Array> {
     const head = this.#store.head.header.number
     return (await this.#exec.call({
       kind: 'call',
       head,
       blockHash: block.hash,
       request,
+      overrides,
       limits: this.#callLimits,
     })) as Uint8Array
   }
 
-  async estimateGas(block: ChainBlock, request: CallRequest): Promise<bigint> {
+  async estimateGas(block: ChainBlock, request: CallRequest, overrides?: CallOverrides): Promise<bigint> {
     const head = this.#store.head.header.number
     return (await this.#exec.call({
       kind: 'estimateGas',
       head,
       blockHash: block.hash,
       request,
+      overrides,
       limits: this.#callLimits,
     })) as bigint
   }
 
-  createAccessList(block: ChainBlock, request: CallRequest): Promise<AccessListResult> {
+  createAccessList(
+    block: ChainBlock,
+    request: CallRequest,
+    suggestedTip: bigint,
+    overrides?: CallOverrides,
+  ): Promise<AccessListResult> {
     return this.#exec.createAccessList({
       kind: 'createAccessList',
       head: this.#headNumber(),
       blockHash: block.hash,
       request,
+      suggestedTip,
+      overrides,
       limits: this.#callLimits,
     })
   }
@@ -340,7 +349,7 @@ export class NodeBackend implements Backend {
   traceCall(
     block: ChainBlock,
     request: CallRequest,
-    overrides: AccountOverride[],
+    overrides: CallOverrides | undefined,
     options: TraceOptions,
   ): Promise<TraceParts> {
     const task: TraceJob = {

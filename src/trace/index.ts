@@ -15,7 +15,6 @@
  * sink's limit; a traced transaction runs on exactly the state the chain ran it on.
  */
 export { decodeTraceOptions, DEFAULT_TRACE_TIMEOUT_MS, type TraceOptions } from './options.js'
-export { type AccountOverride, decodeStateOverrides } from './overrides.js'
 export { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from './run.js'
 export { decodeParts, JsonSink, TraceTooLargeError } from './sink.js'
 export { traceCall } from './traceCall.js'

@@ -10,7 +10,7 @@
  *   preCheck: fees, blobs, authorizations, funds (buyGas)      ┐ eth_call:   err: <why> (supplied gas N)
  *   execute:  intrinsic gas, EIP-7623 floor                    ┘ traceCall:  tracing failed: <why>
  *                                                                createAccessList: failed to apply transaction: <hash> err: <why>
- *                                                                estimateGas: <why> (intrinsic gas: gas required exceeds allowance)
+ *                                                                estimateGas: failed with N gas: <why> (intrinsic gas: gas required exceeds allowance (N))
  *                                                                simulateV1: err: <why> (supplied gas N), code by txValidationError
  *
  * Sources: internal/ethapi/transaction_args.go (CallDefaults, setFeeDefaults, ToMessage),
@@ -228,7 +228,10 @@ function traceCall(f: CallFields, chain: ChainFacts): Expected {
   return r === undefined ? { ok: true } : fail(SERVER, `tracing failed: ${r.message}`)
 }
 
-/** eth_estimateGas: gasestimator.Estimate's funds and allowance, then attempts at `hi`. */
+/**
+ * eth_estimateGas: gasestimator.Estimate's funds and allowance, then attempts at `hi`; a refusal
+ * of the message reads `failed with <hi> gas: <why>` (gasestimator.run).
+ */
 function estimateGas(f: CallFields, chain: ChainFacts): Expected {
   const d = callDefaults(f, chain)
   if (d !== undefined) return fail(SERVER, d.message)
@@ -256,7 +259,8 @@ function estimateGas(f: CallFields, chain: ChainFacts): Expected {
     // a plain transfer first tries 21000, whose intrinsic failure is ignored; then `hi` fails the same way
     return fail(SERVER, `gas required exceeds allowance (${hi})`)
   }
-  return fail(SERVER, r.message)
+  // gasestimator.run wraps what ApplyMessage refused
+  return fail(SERVER, `failed with ${hi} gas: ${r.message}`)
 }
 
 /** eth_createAccessList: setFeeDefaults first (its own wording), then the message at the gas cap. */
@@ -289,6 +293,9 @@ function createAccessList(f: CallFields, chain: ChainFacts): Expected {
   }
   const d = callDefaults(filled, chain)
   if (d !== undefined) return fail(SERVER, d.message)
+  // the first run carries the request's list less the addresses never listed (sender, recipient)
+  const excluded = new Set([(f.from ?? ZERO_ADDRESS).toLowerCase(), f.to?.toLowerCase()])
+  filled.accessList = f.accessList?.filter((e) => !excluded.has(e.address.toLowerCase()))
   const gas = callGas(filled, chain)
   if (BigInt(f.authorizationList?.length ?? 0) > gas / AUTHORIZATION_GAS) {
     return fail(SERVER, 'insufficient gas to process all authorizations')

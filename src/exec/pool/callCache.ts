@@ -26,8 +26,10 @@ function hex(b: Uint8Array | undefined): string {
 /** The cache key of a call, or undefined when it is not worth caching. */
 export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): string | undefined {
   if ((req.data?.length ?? 0) > CALL_CACHE_MAX_INPUT_BYTES) return undefined
+  // blob and set-code messages are rare in eth_call traffic: not worth a key
+  if (req.blobVersionedHashes !== undefined || req.authorizationList !== undefined) return undefined
   const list = req.accessList === undefined ? '' : JSON.stringify(req.accessList)
-  return `${hex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${list}|${hex(req.data)}`
+  return `${hex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${req.chainId ?? ''}|${req.maxFeePerBlobGas ?? ''}|${list}|${hex(req.data)}`
 }
 
 class CallCache {

@@ -71,12 +71,21 @@ export {
   TraceLimitError,
   WorkerCrashedError,
 } from './errors.js'
-export type { AccessListTask, CallTask, SimulatedPresenter, SimulateTask, TraceParts, TraceTask } from './tasks.js'
+export type {
+  AccessListTask,
+  CallOverrides,
+  CallTask,
+  SimulatedPresenter,
+  SimulateTask,
+  TraceParts,
+  TraceTask,
+} from './tasks.js'
 // What callers (src/rpc) need of the execution modules: the shapes tasks are built from and answers
 // read as, the decoders of task options, and the errors answers come back as. src/rpc imports
 // them from here and never a module behind the thread boundary (biome.json, noRestrictedImports).
 export type { AccessListEntry, AccessListResult } from '../../evm/accessList.js'
 export type { CallLimits, CallRequest } from '../../evm/call.js'
+export type { CallAuthorization } from '../../evm/message.js'
 export * from '../../evm/errors.js'
 export { SimulationError } from '../../simulate/errors.js'
 export type { SimulatedBlock, SimulatedCall } from '../../simulate/index.js'
@@ -97,7 +106,6 @@ export {
   type TraceOptions,
   TraceOptionsError,
 } from '../../trace/options.js'
-export { type AccountOverride, decodeStateOverrides, OverrideError } from '../../trace/overrides.js'
 export {
   MAX_TESTING_EXTRA_BYTES,
   type TestingBlockRequest,
@@ -274,7 +282,9 @@ export class ExecPool {
   async call(unscheduled: CallJob): Promise<unknown> {
     const { limits } = unscheduled
     const key =
-      unscheduled.kind === 'call' ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap) : undefined
+      unscheduled.kind === 'call' && unscheduled.overrides === undefined
+        ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap)
+        : undefined
     if (key !== undefined) {
       const known = callResults.get(key)
       if (known !== undefined) {

@@ -12,13 +12,14 @@
  */
 import { createBlockFromRLP } from '@ethereumjs/block'
 import { type AccessListResult, createAccessList } from '../../evm/accessList.js'
+import type { MessageOverrides } from '../../evm/overrides.js'
 import { type CallLimits, type CallRequest, call, estimateGas } from '../../evm/call.js'
 import { EXEC_ERRORS, ExecutionRevertedError } from '../../evm/errors.js'
 import { type ErrorWire, errorClasses, IbexError, toWireError } from '../../util/errors.js'
 import { type SimulatedBlock, SimulationError, simulate } from '../../simulate/index.js'
-import type { SimulateRequest } from '../../simulate/types.js'
+import { applyStateOverrides } from '../../simulate/overrides.js'
+import type { BlockOverrides, SimulateRequest, StateOverrides } from '../../simulate/types.js'
 import type { TraceOptions } from '../../trace/options.js'
-import type { AccountOverride } from '../../trace/overrides.js'
 import { TraceConfigError } from '../../trace/options.js'
 import { type BlockToTrace, TraceError, TraceTimeoutError, traceBlockAll, traceBlockTx } from '../../trace/run.js'
 import { TraceTooLargeError } from '../../trace/sink.js'
@@ -42,11 +43,21 @@ interface TaskBase {
   started?: Int32Array
 }
 
+/**
+ * A call's state and block overrides (geth's override.StateOverride and BlockOverrides), as plain
+ * data; the worker turns them into the message runner's MessageOverrides (messageOverrides).
+ */
+export interface CallOverrides {
+  state?: StateOverrides
+  block?: BlockOverrides
+}
+
 export interface CallTask extends TaskBase {
   kind: 'call' | 'estimateGas'
   blockHash: Uint8Array
   request: CallRequest
   limits: CallLimits
+  overrides?: CallOverrides
 }
 
 interface TraceBase extends TaskBase {
@@ -75,7 +86,7 @@ export interface TraceCallTask extends TraceBase {
   kind: 'traceCall'
   blockHash: Uint8Array
   request: CallRequest
-  overrides: AccountOverride[]
+  overrides?: CallOverrides
   gasCap: bigint
 }
 
@@ -85,6 +96,10 @@ export interface AccessListTask extends TaskBase {
   blockHash: Uint8Array
   request: CallRequest
   limits: CallLimits
+  /** geth's SuggestGasTipCap when the request came (the fee defaults' tip). */
+  suggestedTip: bigint
+  /** State overrides only (geth's eth_createAccessList takes no block overrides). */
+  overrides?: CallOverrides
 }
 
 /** eth_simulateV1 on top of the block `blockHash`: answers what the thread's SimulatedPresenter makes of the blocks. */
@@ -206,11 +221,17 @@ async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPrese
     case 'estimateGas': {
       const store = ctx.store(task.head)
       const env = { db: ctx.db, store, common: ctx.common, block: blockOf(ctx, task) }
-      return task.kind === 'call' ? call(env, task.request, task.limits) : estimateGas(env, task.request, task.limits)
+      const overrides = messageOverrides(task.overrides, true)
+      return task.kind === 'call'
+        ? call(env, task.request, task.limits, overrides)
+        : estimateGas(env, task.request, task.limits, overrides)
     }
     case 'createAccessList': {
       const env = { db: ctx.db, store: ctx.store(task.head), common: ctx.common, block: blockOf(ctx, task) }
-      const result: AccessListResult = await createAccessList(env, task.request, task.limits)
+      const result: AccessListResult = await createAccessList(env, task.request, task.limits, {
+        suggestedTip: task.suggestedTip,
+        overrides: messageOverrides(task.overrides, false),
+      })
       return result
     }
     case 'simulate': {
@@ -247,11 +268,27 @@ async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPrese
       const params = {
         block: blockOf(ctx, task),
         request: task.request,
-        overrides: task.overrides,
+        overrides: messageOverrides(task.overrides, true),
         gasCap: task.gasCap,
       }
       return traceCall(chain, params, task.options, task.maxBytes)
     }
+  }
+}
+
+/**
+ * The message runner's overrides for a call's: state overrides applied by src/simulate's
+ * applyStateOverrides (the one implementation, movePrecompileToAddress included) on the
+ * message's state and precompile table; geth's eth_createAccessList applies them without the
+ * table (`precompiles` false: a move is refused as geth refuses it, nothing is taken off).
+ */
+function messageOverrides(o: CallOverrides | undefined, precompiles: boolean): MessageOverrides | undefined {
+  if (o === undefined || (o.state === undefined && o.block === undefined)) return undefined
+  const state = o.state
+  return {
+    block: o.block,
+    state:
+      state === undefined ? undefined : (sm, table) => applyStateOverrides(sm, state, precompiles ? table : new Map()),
   }
 }
 

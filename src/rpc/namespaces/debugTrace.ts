@@ -9,15 +9,13 @@
  * Tracer options: the struct logger's switches (`enableMemory`, `disableStack`, `disableStorage`,
  * `enableReturnData`), `tracer` (`callTracer`, `prestateTracer`, `noopTracer`), `tracerConfig`,
  * `timeout` (Go duration, default 5s, per transaction). debug_traceCall's options also take
- * `stateOverrides`. Block traces answer `[{txHash, result}]`, `{txHash, error}` for a transaction
+ * `stateOverrides` (movePrecompileToAddress included) and `blockOverrides`, decoded as eth_call's. Block traces answer `[{txHash, result}]`, `{txHash, error}` for a transaction
  * whose trace failed.
  */
 import {
-  type AccountOverride,
-  decodeStateOverrides,
+  type CallOverrides,
   decodeTraceOptions,
   defaultTraceOptions,
-  OverrideError,
   TraceConfigError,
   type TraceOptions,
   TraceOptionsError,
@@ -27,12 +25,14 @@ import { type Backend, resolveBlock, stateBlock } from '../backend.js'
 import { GenesisNotTraceableError, InvalidParamsError, NotFoundError, ServerError } from '../errors.js'
 import { toData } from '../../util/hex.js'
 import { BlockNumber, BlockTag, CallObject, Data, Hash, optional } from '../params/index.js'
+import { unmarshalBlockOverrides, unmarshalStateOverride } from '../params/call.js'
+import { toParamsError } from '../params/decoder.js'
 import { method, type Namespace, type ParamDecoder, RawJson } from '../types.js'
-import { toRequest } from './eth/call.js'
+import { toOverrides, toRequest } from './eth/call.js'
 
 interface TraceCallConfig {
   options: TraceOptions
-  overrides: AccountOverride[]
+  overrides: CallOverrides | undefined
 }
 
 function field(o: unknown, name: string): unknown {
@@ -63,16 +63,16 @@ const CallTraceConfig: ParamDecoder<TraceCallConfig> = optional(
     optional: false,
     decode(raw: unknown): TraceCallConfig {
       const options = decodeOptions(raw)
-      if (field(raw, 'blockOverrides') != null) throw new ServerError('blockOverrides are not supported by this node')
       try {
-        return { options, overrides: decodeStateOverrides(field(raw, 'stateOverrides')) }
+        const state = unmarshalStateOverride(field(raw, 'stateOverrides') ?? null)
+        const block = unmarshalBlockOverrides(field(raw, 'blockOverrides') ?? null)
+        return { options, overrides: toOverrides(state, block) }
       } catch (err) {
-        if (err instanceof OverrideError) throw new InvalidParamsError(err.message)
-        throw err
+        throw toParamsError(err)
       }
     },
   },
-  { options: DEFAULT_OPTIONS, overrides: [] },
+  { options: DEFAULT_OPTIONS, overrides: undefined },
 )
 
 function traceable(block: ChainBlock): ChainBlock {

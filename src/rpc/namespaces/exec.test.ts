@@ -4,9 +4,9 @@
  * and the checks they make before asking.
  */
 import { describe, expect, it } from 'vitest'
+import type { CallOverrides } from '../../exec/pool/index.js'
 import type { Backend } from '../backend.js'
 import { toData } from '../../util/hex.js'
-import { DATA_INPUT_CONFLICT } from '../params/index.js'
 import { debugTraceNamespace } from './debugTrace.js'
 import { ethNamespace } from './eth/index.js'
 import { callMethod, chainOf, fakeBackend, testBlock } from './testing.js'
@@ -20,15 +20,18 @@ function backend(over: Partial<Backend> = {}): { b: Backend; asked: string[] } {
   const describeRequest = (
     block: { header: { number: bigint } },
     req: { to?: Uint8Array; data?: Uint8Array; gas?: bigint },
-  ) => `@${block.header.number} to=${req.to && toData(req.to)} data=${req.data && toData(req.data)} gas=${req.gas}`
+    overrides?: CallOverrides,
+  ) =>
+    `@${block.header.number} to=${req.to && toData(req.to)} data=${req.data && toData(req.data)} gas=${req.gas}` +
+    (overrides === undefined ? '' : ` overrides=${overrides.state?.size ?? 0}/${overrides.block?.gasLimit ?? '-'}`)
   const b = fakeBackend({
     ...chainOf(blocks),
-    call: async (block, req) => {
-      asked.push(`call ${describeRequest(block, req)}`)
+    call: async (block, req, overrides) => {
+      asked.push(`call ${describeRequest(block, req, overrides)}`)
       return Uint8Array.of(0xab, 0xcd)
     },
-    estimateGas: async (block, req) => {
-      asked.push(`estimateGas ${describeRequest(block, req)}`)
+    estimateGas: async (block, req, overrides) => {
+      asked.push(`estimateGas ${describeRequest(block, req, overrides)}`)
       return 21_000n
     },
     traceTransaction: async (loc, options) => {
@@ -36,7 +39,7 @@ function backend(over: Partial<Backend> = {}): { b: Backend; asked: string[] } {
       return [new TextEncoder().encode('{"gas":1}')]
     },
     traceCall: async (block, req, overrides) => {
-      asked.push(`traceCall ${describeRequest(block, req)} overrides=${overrides.length}`)
+      asked.push(`traceCall ${describeRequest(block, req, overrides)}`)
       return [new TextEncoder().encode('[]')]
     },
     ...over,
@@ -55,29 +58,69 @@ describe('eth_call and eth_estimateGas', () => {
     ])
   })
 
-  it('refuse data and input that differ, and a missing block, without executing', async () => {
+  it('run `input` where data and input differ (geth refuses that only when sending), refuse a missing block', async () => {
     const { b, asked } = backend()
     expect(await callMethod(ethNamespace, b, 'eth_call', [{ ...CALL, input: '0x01' }, 'latest'])).toEqual({
-      error: { code: -32000, message: DATA_INPUT_CONFLICT },
+      result: '0xabcd',
     })
     expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, '0x9'])).toEqual({
       error: { code: -32000, message: 'header not found' },
     })
-    expect(asked).toEqual([])
+    expect(asked).toEqual([`call @2 to=${TO} data=0x01 gas=21000`])
+  })
+
+  it("take geth v1.17's state override (3rd) and block override (4th) parameters", async () => {
+    const { b, asked } = backend()
+    const state = {
+      [TO]: { balance: '0x1' },
+      '0x0000000000000000000000000000000000000001': { movePrecompileToAddress: TO },
+    }
+    const block = { gasLimit: '0x1000' }
+    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, 'latest', state, block])).toEqual({ result: '0xabcd' })
+    expect(await callMethod(ethNamespace, b, 'eth_estimateGas', [CALL, 'latest', state])).toEqual({ result: '0x5208' })
+    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, 'latest', null, null])).toEqual({ result: '0xabcd' })
+    expect(asked).toEqual([
+      `call @2 to=${TO} data=0x70a08231 gas=21000 overrides=2/4096`,
+      `estimateGas @2 to=${TO} data=0x70a08231 gas=21000 overrides=2/-`,
+      `call @2 to=${TO} data=0x70a08231 gas=21000`,
+    ])
+    const bad = await callMethod(ethNamespace, b, 'eth_call', [CALL, 'latest', { [TO]: { balance: 1 } }])
+    expect(bad.error).toEqual({
+      code: -32602,
+      message:
+        'invalid argument 2: json: cannot unmarshal non-string into Go struct field OverrideAccount.balance of type *hexutil.Big',
+    })
+    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, 'latest', null, []])).toEqual({
+      error: {
+        code: -32602,
+        message: 'invalid argument 3: json: cannot unmarshal array into Go value of type override.BlockOverrides',
+      },
+    })
+    expect(await callMethod(ethNamespace, b, 'eth_call', [CALL, 'latest', null, null, 1])).toEqual({
+      error: { code: -32602, message: 'too many arguments, want at most 4' },
+    })
   })
 })
 
 describe('eth_createAccessList', () => {
-  it("answers the backend's list, gas and error", async () => {
+  it("answers the backend's list, gas and error; hands it the suggested tip and the state override", async () => {
+    const asked: string[] = []
     const { b } = backend({
-      createAccessList: async () => ({
-        accessList: [{ address: TO, storageKeys: [] }],
-        gasUsed: 30_000n,
-        error: 'execution reverted',
-      }),
+      priceLimit: 0n,
+      createAccessList: async (_block, _req, tip, overrides) => {
+        asked.push(`tip=${tip} overrides=${overrides?.state?.size ?? 0}`)
+        return { accessList: [{ address: TO, storageKeys: [] }], gasUsed: 30_000n, error: 'execution reverted' }
+      },
     })
-    expect(await callMethod(ethNamespace, b, 'eth_createAccessList', [CALL])).toEqual({
+    const tip = (await callMethod(ethNamespace, b, 'eth_maxPriorityFeePerGas', [])).result as string
+    expect(
+      await callMethod(ethNamespace, b, 'eth_createAccessList', [CALL, 'latest', { [TO]: { nonce: '0x1' } }]),
+    ).toEqual({
       result: { accessList: [{ address: TO, storageKeys: [] }], gasUsed: '0x7530', error: 'execution reverted' },
+    })
+    expect(asked).toEqual([`tip=${BigInt(tip)} overrides=1`])
+    expect(await callMethod(ethNamespace, b, 'eth_createAccessList', [CALL, 'latest', null, null])).toEqual({
+      error: { code: -32602, message: 'too many arguments, want at most 3' },
     })
   })
 })
@@ -111,10 +154,14 @@ describe('debug_trace*', () => {
 
   it('traces a call at the named block with its state overrides', async () => {
     const { b, asked } = backend()
-    const overrides = { stateOverrides: { [TO]: { balance: '0x1' } } }
+    const overrides = { stateOverrides: { [TO]: { balance: '0x1' } }, blockOverrides: { gasLimit: '0x10' } }
     expect(await callMethod(debugTraceNamespace, b, 'debug_traceCall', [CALL, '0x2', overrides])).toEqual({
       result: [],
     })
-    expect(asked).toEqual([`traceCall @2 to=${TO} data=0x70a08231 gas=21000 overrides=1`])
+    expect(await callMethod(debugTraceNamespace, b, 'debug_traceCall', [CALL, '0x2', {}])).toEqual({ result: [] })
+    expect(asked).toEqual([
+      `traceCall @2 to=${TO} data=0x70a08231 gas=21000 overrides=1/16`,
+      `traceCall @2 to=${TO} data=0x70a08231 gas=21000`,
+    ])
   })
 })

@@ -2,11 +2,14 @@
  * The transaction-call object of eth_call / eth_estimateGas / debug_traceCall, decoded as geth's
  * `ethapi.TransactionArgs`: every field optional, keys matched case-insensitively, unknown keys
  * ignored, errors named after the struct field (`json: cannot unmarshal hex string without 0x
- * prefix into Go struct field TransactionArgs.from of type common.Address`).
+ * prefix into Go struct field TransactionArgs.from of type common.Address`); and the call
+ * methods' state and block override parameters.
  */
+import type { BlockOverrides, StateOverrides } from '../../exec/pool/index.js'
 import { ServerError } from '../errors.js'
 import type { ParamDecoder } from '../types.js'
-import { goDecoder } from './decoder.js'
+import { goDecoder, optional } from './decoder.js'
+import { unmarshalSimulatePayload } from './simulate.js'
 import {
   bigText,
   bytesText,
@@ -290,6 +293,59 @@ function lenientType(v: unknown): number | undefined {
  * build a transaction call rejectDataInputConflict.
  */
 export const CallObject: ParamDecoder<CallArgs> = goDecoder(unmarshalCallArgs)
+
+/**
+ * The state override parameter of eth_call, eth_estimateGas and eth_createAccessList (geth's
+ * `*override.StateOverride`: address → balance, nonce, code, state, stateDiff,
+ * movePrecompileToAddress). Decoded by the one decoder of that type, eth_simulateV1's
+ * (src/rpc/params/simulate.ts), as a block's `stateOverrides`: the errors are the type's own.
+ */
+export function unmarshalStateOverride(raw: unknown): StateOverrides | undefined {
+  if (raw === null) return undefined
+  return asTopLevel('StateOverrides', () => unmarshalSimulatePayload({ blockStateCalls: [{ stateOverrides: raw }] }))
+    .blockStateCalls[0]?.stateOverrides
+}
+
+/** The block override parameter of eth_call and eth_estimateGas (geth's `*override.BlockOverrides`), likewise. */
+export function unmarshalBlockOverrides(raw: unknown): BlockOverrides | undefined {
+  if (raw === null) return undefined
+  return asTopLevel('BlockOverrides', () => unmarshalSimulatePayload({ blockStateCalls: [{ blockOverrides: raw }] }))
+    .blockStateCalls[0]?.blockOverrides
+}
+
+/**
+ * A decode error of a value decoded inside eth_simulateV1's payload, as encoding/json words it
+ * for the value decoded on its own: the path through the payload (`BlockStateCalls.<member>`)
+ * taken off, and a failure of the value itself named as a Go value, not a struct field.
+ */
+function asTopLevel<T>(member: 'StateOverrides' | 'BlockOverrides', decode: () => T): T {
+  try {
+    return decode()
+  } catch (err) {
+    if (err instanceof GoDecodeError) {
+      const path = `BlockStateCalls.${member}`
+      if (err.fieldName === path) {
+        err.structName = ''
+        err.fieldName = ''
+      } else if (err.fieldName.startsWith(`${path}.`)) {
+        err.fieldName = err.fieldName.slice(path.length + 1)
+      }
+    }
+    throw err
+  }
+}
+
+/** An optional state override parameter (absent or null: none). */
+export const StateOverrideParam: ParamDecoder<StateOverrides | undefined> = optional(
+  goDecoder(unmarshalStateOverride),
+  undefined,
+)
+
+/** An optional block override parameter (absent or null: none). */
+export const BlockOverridesParam: ParamDecoder<BlockOverrides | undefined> = optional(
+  goDecoder(unmarshalBlockOverrides),
+  undefined,
+)
 
 /** geth's check for methods that build a transaction: both `data` and `input`, different → -32000. */
 export function rejectDataInputConflict(args: CallArgs): void {
