@@ -424,7 +424,7 @@ mine_max_blocks = 5
         rejournalMs: 10_000,
       },
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'], txAnnounceIntervalMs: 2000 },
-      ibft: { roundTimeoutBaseMs: 2000 },
+      ibft: { roundTimeoutBaseMs: 2000, spanBlocks: 0, producers: 0 },
       exec: { workers: 3, callQueue: 10, queueTimeoutMs: 3000, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
       faucet: {

@@ -77,7 +77,7 @@ const MAINNET = {
     rejournalMs: 3_600_000,
   },
   p2p: undefined,
-  ibft: { roundTimeoutBaseMs: 10_000 },
+  ibft: { roundTimeoutBaseMs: 10_000, spanBlocks: 0, producers: 0 },
   exec: {
     workers: Math.max(1, availableParallelism() - 1),
     callQueue: 256,

@@ -100,6 +100,8 @@ const ETHER = 10n ** 18n
 const MAX_EXEC_WORKERS = 256
 /** IBFT_MIN_ROUND_TIMEOUT_MS (100 ms): below it a round ends before a proposal can cross the network and execute. */
 const IBFT_MIN_ROUND_TIMEOUT_MS = 100
+/** MAX_SPAN_PRODUCERS: committee draws per span; IBFT's messages grow with the committee, and the DAO has 150 seats. */
+const MAX_SPAN_PRODUCERS = 1000
 /** Connections one client address may hold on a public network's RPC port (jsonrpc.max_connections_per_ip). */
 const MAX_CONNECTIONS_PER_IP_PUBLIC = 64
 /** A per-second request budget: 0 (no limit) to a million. */
@@ -215,6 +217,10 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'p2p.tx_announce_interval', to: 'p2p.txAnnounceIntervalMs', flag: 'p2p.tx-announce-interval', kind: duration(100), default: 5_000, help: 'how often pending transactions are announced by hash to every peer, which fetches those it lacks' }),
   // 10 s rides out a slow proposer or a congested link without needless round changes
   row({ key: 'ibft.round_timeout', to: 'ibft.roundTimeoutBaseMs', flag: 'ibft.round-timeout', kind: duration(IBFT_MIN_ROUND_TIMEOUT_MS), default: 10_000, help: 'IBFT round timeout base: round r ends after base·2^r + block time without a decision' }),
+  // spans are off until a network asks for them (issue 19; Polygon: 6,400 blocks on mainnet, 1,600 elsewhere);
+  // 0 producers = no draw, the whole validator set seals
+  row({ key: 'ibft.span_blocks', flag: 'span-blocks', kind: int(0), default: 0, help: 'blocks per span: each span is sealed by a committee drawn from the DAO validator set (0 = no spans: the genesis validators seal)' }),
+  row({ key: 'ibft.producers', flag: 'producers', kind: int(0, MAX_SPAN_PRODUCERS), default: 0, help: "seats drawn (power-weighted, with replacement) for each span's committee (0 = the whole validator set)" }),
 
   // one call worker per core, leaving one core to the main thread (HTTP, IBFT)
   row({ key: 'exec.workers', flag: 'exec.workers', kind: int(1, MAX_EXEC_WORKERS), default: described('cores - 1 (at least 1)', Math.max(1, availableParallelism() - 1)), help: 'worker threads for eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1 (no EVM runs on the main thread)' }),
@@ -308,7 +314,7 @@ const genesisFlag = (flag: string, metavar: string, help: string, parse: (raw: u
   ({ flag, commands: ['genesis'], metavar, help, parse }) as const
 
 export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
-  genesisFlag('validators', 'N', 'make N new validator keys (validator-<i>.key) and put them in the genesis', (raw) => parseInteger(raw, 1, 1000)),
+  genesisFlag('validators', 'N', 'make N new validator keys (validator-<i>.key), put them in the genesis and seat them in its Validator DAO (at most 150)', (raw) => parseInteger(raw, 1, 1000)),
   genesisFlag('addresses', 'LIST', 'use these validator addresses instead (keys stay with their owners)', parseAddresses),
   genesisFlag('out', 'DIR', 'directory to write genesis.json (and the keys) into; created if missing', parseString),
   genesisFlag('chain-id', 'N', "chain id of the new genesis (default: the --network preset's)", (raw) => parseInteger(raw, 1, Number.MAX_SAFE_INTEGER)),

@@ -249,4 +249,8 @@ export interface ExecConfig {
 export interface IbftConfig {
   /** Round r times out after roundTimeoutBaseMs · 2^r + block time, ms. */
   roundTimeoutBaseMs: number
+  /** Blocks per span (issue 19); 0 = no spans, the genesis validators seal every block. */
+  spanBlocks: number
+  /** Seats drawn for each span's committee; 0 = the whole validator set. */
+  producers: number
 }
