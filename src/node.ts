@@ -44,6 +44,7 @@ import { createLogger, type Logger } from './log.js'
 import { type NodeOps, startNodeOps } from './ops/index.js'
 import { createRpcServer, type RunningRpc } from './rpc/index.js'
 import { TrieStore } from './state/index.js'
+import { execPoolCaller } from './validators/index.js'
 import { openTxPool } from './txpool/chain.js'
 import { loadKzg } from './util/kzg.js'
 
@@ -195,6 +196,11 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         log.info('dev test controls on: evm_mine, evm_increaseTime, anvil_setBalance … ([dev] cheats)')
       }
     }
+    // before the network: span checks read the DAO's validator set on its call lane
+    exec = openExecPool(config, chain, log)
+    const workersFor = exec
+    // with spans a key outside today's committee still runs the engine: a later span may draw it
+    const spans = config.ibft.spanBlocks > 0
     // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)
     if (chain.engine === 'ibft' && config.p2p !== undefined) {
       // loaded only here: libp2p costs start-up time a node without p2p (the dev chain) need not pay
@@ -207,13 +213,13 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         genesis: chain.genesis,
         pool,
         emitBlock: (block) => events.emitBlock(block),
-        validatorKey: isValidator && validators.length > 1 ? validatorKey : undefined,
+        validatorKey: (isValidator && validators.length > 1) || (spans && !soleValidator) ? validatorKey : undefined,
+        viewCaller: execPoolCaller(workersFor, () => store.head.header.number),
         log,
       })
     } else if (isValidator && validators.length > 1) {
       log.warn(`${validators.length} validators: IBFT needs p2p (--p2p.port / [p2p]); not producing blocks`)
     }
-    exec = openExecPool(config, chain, log)
     ops = await startNodeOps({
       config,
       chainDir: chainDir(config),

@@ -11,6 +11,13 @@
  *
  * A full node (no validator key, or a key outside the set) runs the same minus the engine: it
  * syncs, serves RPC and gossips the transactions it receives to the validators.
+ *
+ * With spans ([ibft] span_blocks > 0, issue 19) the importer, the engine's context and the builder
+ * follow the committee of each height's span (SpanCommittees, from headers), span records are
+ * checked against our own validator set at their reference block (read on the exec pool), and a
+ * validator runs SpanConsent (spanConsent.ts): its consents share the IBFT topic, told apart by
+ * their first byte. A key outside the current committee still runs the engine (idle until a
+ * span draws it) and consents when the DAO's set names it.
  */
 import { join } from 'node:path'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
@@ -19,6 +26,7 @@ import { feeRouting, type GenesisJson } from '../chain/common.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { Common } from '@ethereumjs/common'
 import { NETWORK_BLOCK_TIME_MS } from '../config/defaults.js'
+import { ConfigError } from '../config/errors.js'
 import type { IbexConfig } from '../config/types.js'
 import { BlockBuilder } from './blockBuilder.js'
 import { type CommittedBlock, IbftBlockImporter } from './ibftImport.js'
@@ -28,6 +36,14 @@ import type { TrieStore } from '../state/index.js'
 import type { TxPool } from '../txpool/index.js'
 import { FileIbftStateStore, IBFT_STATE_FILE } from './ibft/persist.js'
 import { IbftValidator } from './ibftValidator.js'
+import { isConsentWire, SpanConsent } from './spanConsent.js'
+import {
+  committeeSigners,
+  readValidatorSet,
+  type SpanParams,
+  SpanCommittees,
+  type ViewCaller,
+} from '../validators/index.js'
 
 export interface IbftNetworkDeps {
   config: IbexConfig
@@ -40,7 +56,24 @@ export interface IbftNetworkDeps {
   emitBlock(block: ChainBlock): void
   /** This node's key when it is one of several validators (it then takes part in consensus). */
   validatorKey: { privateKey: Uint8Array; address: string } | undefined
+  /** View calls at a block's state (the exec pool's call lane): the validator set for spans. */
+  viewCaller?: ViewCaller
   log: Logger
+}
+
+/**
+ * spanParamsOf reads [ibft] span_blocks and producers; undefined when spans are off (0).
+ * Throws ConfigError for span_blocks = 1: the record of a span rides in the previous span's last
+ * block, which with one-block spans would be the reference block whose hash seeds the draw.
+ */
+export function spanParamsOf(config: IbexConfig): SpanParams | undefined {
+  const { spanBlocks, producers } = config.ibft
+  if (spanBlocks === 0) return undefined
+  if (spanBlocks === 1)
+    throw new ConfigError(
+      'ibft.span_blocks = 1 is not allowed: a span needs at least 2 blocks (its first block seeds the next draw, its last carries the consent); use 0 (spans off) or ≥ 2',
+    )
+  return { spanBlocks: BigInt(spanBlocks), producers }
 }
 
 export interface RunningNetwork extends NetworkInfo {
@@ -65,6 +98,22 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
   const baseFeeRecipient = recipient ? hexToBytes(recipient as `0x${string}`) : undefined
   let network: ChainNetwork | undefined
   let validator: IbftValidator | undefined
+  let consent: SpanConsent | undefined
+  const spanParams = spanParamsOf(config)
+  const caller = deps.viewCaller
+  if (spanParams !== undefined && caller === undefined) throw new Error('spans need a view caller (the exec pool)')
+  const committees =
+    spanParams === undefined
+      ? undefined
+      : new SpanCommittees(spanParams, { extraDataAt: (n) => store.getBlockByNumber(n)?.header.extraData })
+  const spans =
+    committees === undefined || caller === undefined
+      ? undefined
+      : {
+          chainId: common.chainId(),
+          committees,
+          readSet: (hash: Uint8Array) => readValidatorSet(caller, hash),
+        }
 
   const onCommitted = ({ block, source, dropped }: CommittedBlock) => {
     const n = block.header.number
@@ -74,9 +123,10 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
     deps.emitBlock(block)
     pool.onBlock(dropped).catch((err: Error) => log.warn(`txpool reset after block ${n}: ${err.message}`))
     validator?.onNewHead(block)
+    consent?.onHead(n)
     if (source === 'consensus') network?.announce(block)
   }
-  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, onCommitted })
+  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, spans, onCommitted })
   network = await ChainNetwork.start({
     config: config.p2p,
     datadir: config.datadir,
@@ -89,6 +139,19 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
   try {
     const key = deps.validatorKey
     if (key !== undefined) {
+      const address = hexToBytes(key.address.toLowerCase() as `0x${string}`)
+      if (spans !== undefined) {
+        consent = new SpanConsent({
+          chainId: spans.chainId,
+          committees: spans.committees,
+          store,
+          readSet: spans.readSet,
+          signer: { key: key.privateKey, address },
+          broadcast: (wire) => net.broadcastIbft(wire),
+          log,
+        })
+      }
+      const c = consent
       const builder = await BlockBuilder.create({
         store,
         common,
@@ -96,13 +159,23 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         privateKey: key.privateKey,
         ...feeRouting(deps.genesis, key.address),
         syncWrites: true,
+        spans:
+          committees === undefined || c === undefined
+            ? undefined
+            : {
+                validatorsAt: (h) => {
+                  const committee = committees.committeeAt(h)
+                  return committee === undefined ? undefined : committeeSigners(committee)
+                },
+                recordFor: (h) => c.recordFor(h),
+              },
       })
       validator = new IbftValidator({
         store,
         builder,
         importer,
         pool,
-        signer: { key: key.privateKey, address: hexToBytes(key.address.toLowerCase() as `0x${string}`) },
+        signer: { key: key.privateKey, address },
         blockTimeMs: ibftBlockTimeMs(config, deps.genesis, log),
         roundTimeoutBaseMs: config.ibft.roundTimeoutBaseMs,
         broadcast: (wire) => net.broadcastIbft(wire),
@@ -110,11 +183,19 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         stateStore: new FileIbftStateStore(join(config.datadir, IBFT_STATE_FILE), (reason) =>
           log.warn(`ibft: ignoring the saved consensus state, it cannot be read: ${reason}`),
         ),
+        committees,
       })
       const v = validator
-      net.onIbftMessage((wire) => v.engine.receive(wire))
-      net.onIbftPeer(() => v.engine.resend())
+      net.onIbftMessage((wire) => {
+        if (isConsentWire(wire)) c?.receive(wire)
+        else v.engine.receive(wire)
+      })
+      net.onIbftPeer(() => {
+        v.engine.resend()
+        c?.resend()
+      })
       v.start()
+      c?.onHead(store.head.header.number)
       log.info(`ibft: validating as ${key.address} from block ${store.head.header.number + 1n}`)
     }
   } catch (err) {
@@ -128,6 +209,7 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
     announce: (block) => net.announce(block),
     async stop() {
       validator?.stop()
+      consent?.stop()
       await net.stop()
     },
   }
