@@ -26,6 +26,7 @@ import {
   senderText,
   TipAboveFeeCapError,
 } from './errors.js'
+import type { MessageOverrides } from './overrides.js'
 import { keepFullFrameResults } from './patches.js'
 import { type CallRequest, type Env, type MessageOptions, runMessage } from './runMessage.js'
 import { openTestChain, validateTransaction } from '../../test/helpers/chain.js'
@@ -270,6 +271,47 @@ describe("eth_call and eth_estimateGas: geth's call defaults (found by test/call
     )
     // a gas below the intrinsic cost is raised, not answered
     expect(await estimateGas(s.env, { from: s.from, to: s.probe, gas: 1n }, limits)).toBeGreaterThan(21_000n)
+    await s.chain.db.close()
+  })
+})
+
+describe('overrides (overrides.ts): they last one message', () => {
+  it('a state edit, a precompile move and a block override apply to the call, and the next one sees none', async () => {
+    const s = await setup()
+    const limits = { gasCap: 50_000_000n, timeoutMs: 5_000 }
+    const at = new Uint8Array(20).fill(0xc0)
+    const home = new Uint8Array(20).fill(0xc1)
+    const identity = '0000000000000000000000000000000000000004'
+    // NUMBER, TIMESTAMP as two words
+    const numberTime = hexToBytes('0x436000524260205260406000f3')
+    const overrides: MessageOverrides = {
+      state: async (sm, table) => {
+        await sm.putCode(new Address(at), numberTime)
+        const precompile = table.get(identity)
+        if (precompile !== undefined) table.set(bytesToHex(home).slice(2), precompile)
+        table.delete(identity)
+      },
+      block: { number: 0x1234n, time: 0x5678n },
+    }
+    const input = hexToBytes('0xc0ffee')
+    expect(wordsOf(await call(s.env, { to: at }, limits, overrides))).toEqual([0x1234n, 0x5678n])
+    expect(bytesToHex(await call(s.env, { to: home, data: input }, limits, overrides))).toBe('0xc0ffee')
+    expect(bytesToHex(await call(s.env, { to: hexToBytes(`0x${identity}`), data: input }, limits, overrides))).toBe(
+      '0x',
+    )
+    // the same CallState, on the ethereumjs layer: the code, the move and the header are gone
+    for (const to of [at, home]) expect((await attempt(s.env, { to }, 100_000n)).returnValue.length).toBe(0)
+    const back = await attempt(s.env, { to: hexToBytes(`0x${identity}`), data: input }, 100_000n)
+    expect(bytesToHex(back.returnValue)).toBe('0xc0ffee')
+    // a refusal of the edit itself leaves nothing behind either
+    const failing: MessageOverrides = {
+      state: async (sm) => {
+        await sm.putCode(new Address(at), numberTime)
+        throw new ExecutionError('account refused')
+      },
+    }
+    await expect(call(s.env, { to: at }, limits, failing)).rejects.toThrow('account refused')
+    expect((await attempt(s.env, { to: at }, 100_000n)).returnValue.length).toBe(0)
     await s.chain.db.close()
   })
 })

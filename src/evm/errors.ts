@@ -4,9 +4,9 @@
  * core/vm/errors.go, internal/ethapi). Each names its kind and carries its facts; the JSON-RPC
  * code is chosen in src/rpc/errors.ts, nowhere here.
  *
- * ethereumjs throws plain Errors with its own text. That text never reaches a client: the
- * message's fee fields are checked before ethereumjs sees them (checkMessageFees, geth's preCheck
- * order), and whatever ethereumjs still throws goes through classifyEvmError, the one place that
+ * ethereumjs throws plain Errors with its own text. That text never reaches a client: a message
+ * is checked before ethereumjs sees it (message.ts precheckError, geth's preCheck order), and
+ * whatever ethereumjs still throws goes through classifyEvmError, the one place that
  * reads its wording, which answers one of these errors or an EngineError (-32603, text in
  * `details` for the log).
  */
@@ -225,30 +225,6 @@ export function feeStylesError(msg: MessageFees): FeeStylesConflictError | undef
   const conflict =
     msg.gasPrice !== undefined && (msg.maxFeePerGas !== undefined || msg.maxPriorityFeePerGas !== undefined)
   return conflict ? new FeeStylesConflictError() : undefined
-}
-
-/**
- * geth's CallDefaults + ToMessage + preCheck on a message's fees, in geth's order: both fee
- * styles are refused; `gasPrice` is fee cap and tip at once, else each 1559 field absent is 0
- * (a lone tip is above a fee cap of 0); with both 0 the check is skipped (eth_call's NoBaseFee);
- * else the tip may not exceed the fee cap, and the fee cap may not be below the block's base fee
- * (none before London). The error, or undefined when they pass.
- */
-export function messageFeeError(msg: MessageFees, baseFee: bigint | undefined): IbexError | undefined {
-  const styles = feeStylesError(msg)
-  if (styles !== undefined) return styles
-  const feeCap = msg.gasPrice ?? msg.maxFeePerGas ?? 0n
-  const tipCap = msg.gasPrice ?? msg.maxPriorityFeePerGas ?? 0n
-  if (baseFee === undefined || (feeCap === 0n && tipCap === 0n)) return undefined
-  if (feeCap < tipCap) return new TipAboveFeeCapError(senderText(msg.from), tipCap, feeCap)
-  if (feeCap < baseFee) return new FeeCapTooLowError(senderText(msg.from), feeCap, baseFee)
-  return undefined
-}
-
-/** messageFeeError, thrown. */
-export function checkMessageFees(msg: MessageFees, baseFee: bigint | undefined): void {
-  const err = messageFeeError(msg, baseFee)
-  if (err !== undefined) throw err
 }
 
 /** What the caller knew when ethereumjs threw: the facts our errors need. */

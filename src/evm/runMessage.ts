@@ -5,7 +5,8 @@
  *     ─▶ fast layer (src/evm/fast): a fee-less call whose caller reads only its output,
  *        run synchronously on the root's state ─ answered ─▶ CallOutcome
  *                                              └─ bailed out (wrote nothing) ─┐
- *     ─▶ ethereumjs layer: CallState.exclusive (checkpoint … revert) ─▶ runTransaction(CALL) ◀┘
+ *     ─▶ ethereumjs layer: CallState.exclusive (checkpoint … revert) ─▶ overrides (overrides.ts)
+ *        ─▶ geth's preCheck, buyGas, intrinsic gas and floor (message.ts) ─▶ runTransaction(CALL) ◀┘
  *
  *   runTransaction(vm, tx, env, rules)   block building and verification (src/block/execute.ts),
  *     ─▶ runTx with the rules' checks     eth_simulateV1 (src/simulate/block.ts), traces (src/trace/run.ts)
@@ -16,6 +17,7 @@
  *
  * What must always hold: the fast layer answers exactly what the ethereumjs layer answers for
  * the same message — return data, success / revert / error — or declines having written nothing
+ * (it never takes a message with fees, an access list, blobs, authorizations or overrides)
  * (src/evm/fast/*.test.ts and call.test.ts run both layers through `fastLayer: false`). It is
  * used only where its gas figure does not matter (`want: 'output'`): it reports execution gas
  * without runTx's refund.
