@@ -34,6 +34,7 @@ import type { IbexConfig } from './config/types.js'
 import { decodeExtra } from './consensus/ibft/index.js'
 import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
+import { spanParamsOf } from './consensus/spanParams.js'
 import { DevClock } from './consensus/devClock.js'
 import { DevControl, devCheatsEnabled } from './consensus/devControl.js'
 import { callResults } from './exec/pool/callCache.js'
@@ -138,6 +139,8 @@ export async function initNode(config: IbexConfig): Promise<{ genesisHash: strin
 /** `ibex start`: opens the chain, serves JSON-RPC and, when this node is the validator, seals. */
 export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const log = createLogger(config.logLevel, config.logFormat)
+  // a bad span setting is refused before anything opens (ConfigError)
+  const spans = spanParamsOf(config) !== undefined
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
   const rules = settleChainDefaults(config, { chainId: common.chainId(), ibft: chain.engine === 'ibft' })
@@ -199,8 +202,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     // before the network: span checks read the DAO's validator set on its call lane
     exec = openExecPool(config, chain, log)
     const workersFor = exec
-    // with spans a key outside today's committee still runs the engine: a later span may draw it
-    const spans = config.ibft.spanBlocks > 0
     // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)
     if (chain.engine === 'ibft' && config.p2p !== undefined) {
       // loaded only here: libp2p costs start-up time a node without p2p (the dev chain) need not pay
@@ -213,6 +214,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         genesis: chain.genesis,
         pool,
         emitBlock: (block) => events.emitBlock(block),
+        // with spans a key outside today's committee still runs the engine: a later span may draw it
         validatorKey: (isValidator && validators.length > 1) || (spans && !soleValidator) ? validatorKey : undefined,
         viewCaller: execPoolCaller(workersFor, () => store.head.header.number),
         log,

@@ -26,7 +26,6 @@ import { feeRouting, type GenesisJson } from '../chain/common.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { Common } from '@ethereumjs/common'
 import { NETWORK_BLOCK_TIME_MS } from '../config/defaults.js'
-import { ConfigError } from '../config/errors.js'
 import type { IbexConfig } from '../config/types.js'
 import { BlockBuilder } from './blockBuilder.js'
 import { type CommittedBlock, IbftBlockImporter } from './ibftImport.js'
@@ -37,10 +36,10 @@ import type { TxPool } from '../txpool/index.js'
 import { FileIbftStateStore, IBFT_STATE_FILE } from './ibft/persist.js'
 import { IbftValidator } from './ibftValidator.js'
 import { isConsentWire, SpanConsent } from './spanConsent.js'
+import { spanParamsOf } from './spanParams.js'
 import {
   committeeSigners,
   readValidatorSet,
-  type SpanParams,
   SpanCommittees,
   type ViewCaller,
 } from '../validators/index.js'
@@ -61,20 +60,6 @@ export interface IbftNetworkDeps {
   log: Logger
 }
 
-/**
- * spanParamsOf reads [ibft] span_blocks and producers; undefined when spans are off (0).
- * Throws ConfigError for span_blocks = 1: the record of a span rides in the previous span's last
- * block, which with one-block spans would be the reference block whose hash seeds the draw.
- */
-export function spanParamsOf(config: IbexConfig): SpanParams | undefined {
-  const { spanBlocks, producers } = config.ibft
-  if (spanBlocks === 0) return undefined
-  if (spanBlocks === 1)
-    throw new ConfigError(
-      'ibft.span_blocks = 1 is not allowed: a span needs at least 2 blocks (its first block seeds the next draw, its last carries the consent); use 0 (spans off) or ≥ 2',
-    )
-  return { spanBlocks: BigInt(spanBlocks), producers }
-}
 
 export interface RunningNetwork extends NetworkInfo {
   /** Announces a block made outside the engine (the single-validator sealer). */
