@@ -28,7 +28,7 @@ import { BlockNumber, BlockTag, CallObject, Data, Hash, optional } from '../para
 import { unmarshalBlockOverrides, unmarshalStateOverride } from '../params/call.js'
 import { toParamsError } from '../params/decoder.js'
 import { method, type Namespace, type ParamDecoder, RawJson } from '../types.js'
-import { toOverrides, toRequest } from './eth/call.js'
+import { toCallRequest, toOverrides } from './eth/call.js'
 
 interface TraceCallConfig {
   options: TraceOptions
@@ -109,7 +109,7 @@ export const debugTraceNamespace: Namespace<Backend> = {
     ),
     debug_traceCall: method([CallObject, BlockTag, CallTraceConfig], async (b, [args, ref, config]) => {
       const block = stateBlock(b, ref)
-      return new RawJson(await b.traceCall(block, toRequest(args), config.overrides, config.options))
+      return new RawJson(await b.traceCall(block, toCallRequest(args), config.overrides, config.options))
     }),
   },
 }

@@ -7,7 +7,7 @@
 import type { CallOverrides, CallRequest } from '../../../exec/pool/index.js'
 import { type Backend, stateBlock } from '../../backend.js'
 import { toData, toQuantity } from '../../../util/hex.js'
-import { BlockTag, type CallArgs, CallObject, LATEST, optional } from '../../params/index.js'
+import { BlockTag, type CallArgs, CallObject, LATEST, optional, rejectDataInputConflict } from '../../params/index.js'
 import { BlockOverridesParam, StateOverrideParam } from '../../params/call.js'
 import type { BlockOverrides, StateOverrides } from '../../../exec/pool/index.js'
 import { method, type MethodTable } from '../../types.js'
@@ -20,7 +20,7 @@ function addressBytes(hex: string | undefined): Uint8Array | undefined {
  * The message of a call object, every field geth's call methods read. A `data`/`input` mismatch
  * is no error here (`input` wins): geth refuses it only when it builds a transaction to send.
  */
-export function toRequest(args: CallArgs): CallRequest {
+export function toCallRequest(args: CallArgs): CallRequest {
   return {
     from: addressBytes(args.from),
     to: addressBytes(args.to),
@@ -39,6 +39,12 @@ export function toRequest(args: CallArgs): CallRequest {
   }
 }
 
+/** The request of a transaction to send (eth_sendTransaction …): geth's setDefaults refuses data ≠ input. */
+export function toRequest(args: CallArgs): CallRequest {
+  rejectDataInputConflict(args)
+  return toCallRequest(args)
+}
+
 /** The overrides of a call, or undefined when none was given (such a call may be answered from the cache). */
 export function toOverrides(
   state: StateOverrides | undefined,
@@ -52,14 +58,14 @@ export const callMethods: MethodTable<Backend> = {
     [CallObject, optional(BlockTag, LATEST), StateOverrideParam, BlockOverridesParam],
     async (b, [args, ref, state, block]) => {
       const at = stateBlock(b, ref)
-      return toData(await b.call(at, toRequest(args), toOverrides(state, block)))
+      return toData(await b.call(at, toCallRequest(args), toOverrides(state, block)))
     },
   ),
   eth_estimateGas: method(
     [CallObject, optional(BlockTag, LATEST), StateOverrideParam, BlockOverridesParam],
     async (b, [args, ref, state, block]) => {
       const at = stateBlock(b, ref)
-      return toQuantity(await b.estimateGas(at, toRequest(args), toOverrides(state, block)))
+      return toQuantity(await b.estimateGas(at, toCallRequest(args), toOverrides(state, block)))
     },
   ),
 }

@@ -10,7 +10,7 @@ import { toQuantity } from '../../../util/hex.js'
 import { BlockTag, CallObject, LATEST, optional } from '../../params/index.js'
 import { StateOverrideParam } from '../../params/call.js'
 import { method, type MethodTable } from '../../types.js'
-import { toOverrides, toRequest } from './call.js'
+import { toCallRequest, toOverrides } from './call.js'
 import { feeMethods } from './fee.js'
 
 /** geth's SuggestGasTipCap: eth_maxPriorityFeePerGas's own answer (fee.ts keeps the oracle to itself). */
@@ -24,7 +24,7 @@ export const createAccessListMethods: MethodTable<Backend> = {
     async (b, [args, ref, state]) => {
       const result = await b.createAccessList(
         stateBlock(b, ref),
-        toRequest(args),
+        toCallRequest(args),
         suggestedTip(b),
         toOverrides(state, undefined),
       )
