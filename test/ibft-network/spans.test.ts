@@ -3,15 +3,22 @@
  * --validators 6 --full-nodes 1` (the six seated in the DAO with their node keys as signers), each
  * node's [ibft] span_blocks = 8 and producers = 4, 1 s blocks. The validators draw, sign and gossip
  * each span's consent; the last block of every span carries the next committee; the full node,
- * started late, syncs through at least three switches and verifies them. Every block is checked on
- * every node, and the committees and seals by the independent script test/spans/committeeCheck.ts.
+ * started late, syncs through at least three switches and verifies them. Then a validator's key
+ * tops its seat up through ValidatorDAO.topUp: the next span drawn after it is the draw from the new
+ * stakes (not the old ones at the same seed); and a validator offline across a switch (restarted
+ * mid-span) catches up on the same chain. Every block is checked on every node, and the
+ * committees, consents and seals by the independent script test/spans/committeeCheck.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { Chain } from '../../scripts/dao/client.js'
+import { DAO_ADDRESSES } from '../../scripts/dao/plan.js'
 import { DEV_ACCOUNTS } from '../helpers/dev.js'
 import { rpc, waitFor } from '../helpers/node.js'
-import { checkCommittees } from '../spans/committeeCheck.js'
+import { checkCommittees, draw, type Member } from '../spans/committeeCheck.js'
 import { Cluster, headOf } from './cluster.js'
 
 const CHAIN_ID = 7861
@@ -23,6 +30,14 @@ const FULL_NODE = 7
 const SWITCHES = 3
 /** Blocks the validators make before the full node starts: the end of span SWITCHES + 1 (its record included). */
 const LATE_START_AT = SPAN_BLOCKS * (SWITCHES + 1) + 1
+const COIN = 10n ** 18n
+/**
+ * The top-up: 75× the six seats' total stake (6 × 222,222 coins), so the topped-up validator
+ * holds > 98% of the power. Its committee power is then ≥ 3 of 4 unless two or more of four
+ * draws miss it (about 0.1%), and any one other validator may be down without stopping blocks.
+ */
+const TOP_UP = 100_000_000n * COIN
+const FUNDER = DEV_ACCOUNTS[0]
 
 let net: Cluster
 
@@ -33,7 +48,7 @@ beforeAll(async () => {
     chainId: CHAIN_ID,
     blockTime: '1s',
     roundTimeout: '1s',
-    prefund: [`${DEV_ACCOUNTS[0].address}=1000ether`],
+    prefund: [`${FUNDER.address}=200000000ether`],
   })
   // as an operator would: the span settings in each node's [ibft] section
   for (const n of net.nodes) {
@@ -49,6 +64,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await net?.cleanup()
 }, 60_000)
+
+/** Every listed node returns the same hash for blocks 1..n. */
+async function sameChain(nodes: number[], n: bigint): Promise<void> {
+  for (let k = 1n; k <= n; k++) {
+    const hashes = await Promise.all(
+      nodes.map(async (i) => (await rpc<{ hash: string }>(net.node(i).url, 'eth_getBlockByNumber', [`0x${k.toString(16)}`, false])).hash),
+    )
+    expect(new Set(hashes).size, `block ${k}: ${hashes.join(' ')}`).toBe(1)
+  }
+}
+
+async function minHead(nodes: number[]): Promise<bigint> {
+  return BigInt(Math.min(...(await Promise.all(nodes.map((i) => headOf(net.node(i).url))))))
+}
 
 async function allReach(nodes: number[], n: number, timeoutMs: number): Promise<void> {
   await waitFor(
@@ -67,15 +96,9 @@ describe('span committees: 6 validators, committees of 4, spans of 8 blocks', ()
     await net.start(FULL_NODE)
     const all = [...validators, FULL_NODE]
     await allReach(all, LATE_START_AT + 2, 120_000)
-    const head = BigInt(Math.min(...(await Promise.all(all.map((i) => headOf(net.node(i).url))))))
-
+    const head = await minHead(all)
     // every node returns the same block for every height
-    for (let k = 1n; k <= head; k++) {
-      const hashes = await Promise.all(
-        all.map(async (i) => (await rpc<{ hash: string }>(net.node(i).url, 'eth_getBlockByNumber', [`0x${k.toString(16)}`, false])).hash),
-      )
-      expect(new Set(hashes).size, `block ${k}: ${hashes.join(' ')}`).toBe(1)
-    }
+    await sameChain(all, head)
 
     // the independent script, against the full node and a validator: committees and seals as the draw says
     for (const i of [FULL_NODE, 1]) {
@@ -89,4 +112,70 @@ describe('span committees: 6 validators, committees of 4, spans of 8 blocks', ()
     }
     expect(net.node(FULL_NODE).output).toMatch(/synced block/)
   }, 420_000)
+
+  it('a stake top-up through ValidatorDAO changes the next drawn committee; a validator offline across a switch catches up', async () => {
+    const all = Array.from({ length: VALIDATORS + 1 }, (_, i) => i + 1)
+    const chain = new Chain(net.node(FULL_NODE).url)
+    const key = `0x${readFileSync(join(net.dir, 'validator-0.key'), 'utf8').trim().replace(/^0x/, '')}`
+    const holder = chain.signer(key)
+    const funder = chain.signer(FUNDER.privateKey)
+    await chain.receipt(await chain.sendTx(funder, { to: holder.address, value: TOP_UP + 10n * COIN, gas: 21_000n }))
+    const signers = chain.contract('ValidatorSigners', DAO_ADDRESSES.ValidatorSigners)
+    const seat = (await signers.read('seatOf', [holder.address])) as bigint
+    const dao = chain.contract('ValidatorDAO', DAO_ADDRESSES.ValidatorDAO)
+    const receipt = await dao.write(holder, 'topUp', [seat], { value: TOP_UP })
+    const toppedAt = BigInt(receipt.blockNumber)
+    // the first reference block after the top-up, and the span it draws
+    const S = BigInt(SPAN_BLOCKS)
+    const k = (toppedAt - 1n) / S + 1n
+    const ref = k * S + 1n
+    const drawn = k + 1n
+    await allReach(all, Number((k + 1n) * S + 2n), 120_000)
+
+    const head = await minHead(all)
+    const result = await checkCommittees(net.node(FULL_NODE).url, SPAN_BLOCKS, PRODUCERS, head)
+    expect(result.problems).toEqual([])
+    const span = result.spans.find((x) => x.spanId === drawn)
+    expect(span?.switched, `span ${drawn} switched\n${net.logs()}`).toBe(true)
+    // the same seed over the stakes before the top-up draws another committee
+    const refBlock = await rpc<{ hash: Hex }>(net.node(FULL_NODE).url, 'eth_getBlockByNumber', [`0x${ref.toString(16)}`, false])
+    const before = await validatorSetAt(chain, toppedAt - 1n)
+    const after = await validatorSetAt(chain, ref)
+    expect(after.find((v) => v.signer === holder.address.toLowerCase())?.power).toBe(
+      (before.find((v) => v.signer === holder.address.toLowerCase())?.power ?? 0n) + TOP_UP,
+    )
+    const old = draw(before, refBlock.hash, PRODUCERS)
+    expect(span?.committee).toEqual(draw(after, refBlock.hash, PRODUCERS))
+    expect(span?.committee).not.toEqual(old)
+    const heavy = span?.committee.find((m) => m.signer === holder.address.toLowerCase())
+    expect(heavy?.power, 'the topped-up validator holds most of the committee').toBeGreaterThanOrEqual(3n)
+
+    // a light validator goes down mid-span, stays down across a switch, comes back
+    const down = 6
+    await net.stop(down)
+    const stoppedAt = await headOf(net.node(1).url)
+    const up = all.filter((i) => i !== down)
+    const pastSwitch = (Math.floor(stoppedAt / SPAN_BLOCKS) + 1) * SPAN_BLOCKS + 2
+    await allReach(up, pastSwitch, 120_000)
+    await net.start(down)
+    const target = await headOf(net.node(1).url)
+    await allReach(all, target, 120_000)
+    const end = await minHead(all)
+    await sameChain(all, end)
+    const final = await checkCommittees(net.node(down).url, SPAN_BLOCKS, PRODUCERS, end)
+    expect(final.problems).toEqual([])
+    // the switch it missed was made (record in block j·S, decided while it was down)
+    const missed = BigInt(Math.floor(stoppedAt / SPAN_BLOCKS) + 1)
+    expect(final.spans.find((x) => x.spanId === missed)?.switched, `span ${missed}`).toBe(true)
+  }, 420_000)
 })
+
+async function validatorSetAt(chain: Chain, block: bigint): Promise<Member[]> {
+  const c = chain.contract('ValidatorSigners', DAO_ADDRESSES.ValidatorSigners)
+  const [, signers, powers] = (await c.read('validatorSet', [], { block: `0x${block.toString(16)}` })) as [
+    bigint[],
+    string[],
+    bigint[],
+  ]
+  return signers.map((s, i) => ({ signer: s.toLowerCase() as Hex, power: powers[i] as bigint }))
+}
