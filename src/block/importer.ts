@@ -9,7 +9,11 @@
  *       ─▶ stored receipts ─▶ ChainStore.commitBlock
  *
  * Seals are not verified (no PoW/PoS/IBFT seal checks): imported files are trusted for
- * consensus, not for execution. A block that does not verify stops the import with an
+ * consensus, not for execution. One consensus rule is checked when the caller gives
+ * `checkConsensus` (IBFT with spans, issue 19: src/validators/importCheck.ts): a block's validators
+ * must be its span's committee, and a span record must be a valid switch (the draw from our own
+ * state at its reference block, consent by > 2/3 of that set's power); it runs before the block
+ * executes, on the chain imported so far. A block that does not verify stops the import with an
  * ImportError naming the block and the mismatch; the blocks before it stay committed.
  *
  * On IBFT chains the base fee goes to `baseFeeRecipient` when the genesis names one (as the
@@ -40,6 +44,8 @@ export interface ImporterOptions {
   baseFeeRecipient: Uint8Array | undefined
   /** fsync each block commit. An import may batch-commit without it and sync at the end. */
   syncWrites: boolean
+  /** A consensus check of block `number` (its extraData) on the chain so far; throws Error naming what is wrong. */
+  checkConsensus?(number: bigint, extraData: Uint8Array): Promise<void>
 }
 
 /** A block that does not verify, or does not fit on the chain. */
@@ -178,6 +184,13 @@ export class BlockImporter {
       throw new ImportError(number, hash, `malformed: ${firstLine(err)}`, { cause: err })
     }
     verifyHeader(block, head, engine, (reason) => new ImportError(number, hash, reason))
+    if (this.#opts.checkConsensus !== undefined) {
+      try {
+        await this.#opts.checkConsensus(number, block.header.extraData)
+      } catch (err) {
+        throw new ImportError(number, hash, firstLine(err), { cause: err })
+      }
+    }
 
     this.#running = block
     try {

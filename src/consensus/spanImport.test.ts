@@ -7,7 +7,9 @@
 import { hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, it } from 'vitest'
 
+import { BlockImporter } from '../block/importer.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
+import { encodeExtra } from '../chain/ibft/extra.js'
 import type { SpanRecord } from '../chain/ibft/span.js'
 import { BlockBuilder } from './blockBuilder.js'
 import { attachSeals, decodeExtra, ibftBlockHash, signCommittedSeal, signProposerSeal } from './ibft/index.js'
@@ -16,6 +18,7 @@ import {
   committeeSigners,
   signConsent,
   SpanCommittees,
+  spanImportCheck,
   spanProposal,
   type ValidatorSet,
 } from '../validators/index.js'
@@ -66,6 +69,7 @@ describe('import of a span switch', async () => {
         recordFor: (h) => (h === 2n ? record : undefined),
       },
     })
+  let files: { blocks: Uint8Array[]; forged: Uint8Array } | undefined
   const decide = async (key: Uint8Array, sealers: Uint8Array[]) => {
     const p = await (await builderFor(key)).propose([], a.store.head.header.timestamp + 1n)
     await a.importer.commitDecided(p, { committedSeals: sealers.map((k) => signCommittedSeal(p.hash, 0n, k)), round: 0n })
@@ -92,7 +96,7 @@ describe('import of a span switch', async () => {
     const short = { ...(record as SpanRecord), signatures: [signConsent(proposal, keyOfSigner(SET[2]?.signer as Uint8Array))] }
     const e2 = decodeExtra(b2.header.extraData)
     const raw = b2.headerRaw.slice()
-    raw[12] = (await import('../chain/ibft/extra.js')).encodeExtra({ ...e2, span: short })
+    raw[12] = encodeExtra({ ...e2, span: short })
     const h = ibftBlockHash(raw)
     const forged = attachSeals(raw, {
       proposerSeal: signProposerSeal(h, validatorKey(0)),
@@ -103,5 +107,41 @@ describe('import of a span switch', async () => {
     expect(await b.importer.importSealed(encodeWireBlock(b2))).toBe('imported')
     expect(await b.importer.importSealed(encodeWireBlock(b3))).toBe('imported')
     expect(b.store.head.hash).toEqual(b3.hash)
+    files = { blocks: [b1, b2, b3].map((x) => encodeWireBlock(x)), forged: encodeWireBlock({ ...b2, headerRaw: forged }) }
+  })
+
+  it('ibex import (BlockImporter with the span check) takes the switch and refuses the record short of 2/3 power (seals are not checked by import)', async () => {
+    if (files === undefined) throw new Error('the first test built no blocks')
+    const c = await spanNode()
+    const importer = await BlockImporter.create({
+      store: c.store,
+      common: c.common,
+      trie: c.trie,
+      engine: 'ibft',
+      baseFeeRecipient: undefined,
+      syncWrites: false,
+      checkConsensus: spanImportCheck({
+        chainId: c.chainId,
+        committees: c.committees,
+        hashAt: (n) => c.store.getHashByNumber(n),
+        readSet: async () => SET,
+      }),
+    })
+    const [f1, f2, f3] = files.blocks as [Uint8Array, Uint8Array, Uint8Array]
+    expect((await importer.import(f1)).kind).toBe('imported')
+    await expect(importer.import(files.forged)).rejects.toThrow(/block 2 .*insufficient-power/)
+    expect((await importer.import(f2)).kind).toBe('imported')
+    expect((await importer.import(f3)).kind).toBe('imported')
+    expect(decodeExtra(c.store.head.header.extraData).validators).toEqual(committeeSigners(c.committees.committeeAt(3n) ?? []))
+  })
+
+  it('the import check refuses validators that are not the span committee', async () => {
+    const c = await spanNode()
+    const check = spanImportCheck({ chainId: c.chainId, committees: c.committees, hashAt: () => undefined, readSet: async () => SET })
+    const genesis = decodeExtra(c.store.head.header.extraData)
+    await expect(check(1n, encodeExtra({ ...genesis, validators: genesis.validators.slice(1) }))).rejects.toThrow(
+      /not the committee of the block's span/,
+    )
+    await expect(check(1n, encodeExtra(genesis))).resolves.toBeUndefined()
   })
 })

@@ -13,6 +13,7 @@
  *   consent.ts    digest = keccak256(0x02 ‖ RLP([chainId, spanId, start, end, committee, refHash]));
  *                 valid with signers holding > 2/3 of the power of the set at R
  *   committees.ts committee of a height from headers alone; verifySpanRecord (the import check)
+ *   importCheck.ts the same check as `ibex import`'s hook (block/importer.ts checkConsensus)
  *
  * Life of a switch (S = span_blocks):
  *
@@ -66,6 +67,7 @@ export {
   ValidatorSetError,
   type ValidatorSetErrorReason,
 } from './errors.js'
+export { type SpanImportCheckOptions, spanImportCheck } from './importCheck.js'
 export {
   decodeValidatorSet,
   execPoolCaller,
