@@ -49,11 +49,9 @@ const SLOT = `0x${'00'.repeat(31)}01`
 /**
  * Where ibex still answers otherwise than geth, per method: a case carrying one of these features
  * may differ (never with -32603); each is counted in the output and named in the issue's report.
- *  - any: eth_simulateV1 (src/simulate) words several refusals in ethereumjs' or its own terms.
+ * None at present: list a departure here (a tag and why) only where it cannot or should not be fixed.
  */
-const DEPARTURES: Partial<Record<FuzzMethod, readonly Tag[]>> = {
-  eth_simulateV1: ['any'],
-}
+const DEPARTURES: Partial<Record<FuzzMethod, readonly Tag[]>> = {}
 
 type Tag = 'chainId' | 'feeStyles' | 'blob' | 'auth' | 'dataInput' | 'overrides' | 'callWrapping' | 'any'
 

@@ -127,6 +127,11 @@ function authorities(req: CallRequest, chainId: bigint): string[] {
   return out
 }
 
+/** The address a creation by `from` at `nonce` deploys to. */
+function createdAddress(from: Uint8Array, nonce: bigint): Uint8Array {
+  return keccak256(RLP.encode([from, bigIntToUnpaddedBytes(nonce)])).subarray(12)
+}
+
 /** geth's args.ToTransaction(LegacyTxType).Hash(): a gas price makes it legacy (fields it lacks dropped). */
 function unsignedHash(req: CallRequest, gas: bigint, nonce: bigint, env: Env): string {
   const shape: CallRequest =
@@ -160,10 +165,15 @@ export async function createAccessList(
     throw new ExecutionError('insufficient gas to process all authorizations')
   }
   const excluded = new Set<string>([bytesToHex(from), ...authorities(req, chainId)])
-  // a creation: the new contract's address is the sender's and the nonce's
-  const to = req.to ?? keccak256(RLP.encode([from, bigIntToUnpaddedBytes(nonce)])).subarray(12)
+  // a creation: the new contract's address is the sender's and the nonce's (the request's, as geth)
+  const to = req.to ?? createdAddress(from, nonce)
   excluded.add(bytesToHex(to))
   for (const address of getActivePrecompiles(env.block.header.common).keys()) excluded.add(`0x${address}`)
+  // the contract really created (at the state's nonce) is in ethereumjs' report of what was warmed
+  // even when no opcode touched it; geth's tracer lists it only for the slots its code touched
+  const created = req.to === undefined && nonce !== stateNonce ? bytesToHex(createdAddress(from, stateNonce)) : ''
+  const listed = (e: AccessListEntry) =>
+    !excluded.has(e.address) && !(e.address === created && e.storageKeys.length === 0)
   let list: AccessListEntry[] = (req.accessList ?? []).filter((e) => !excluded.has(e.address))
   // the message runs with the state's nonce, whatever the request says (geth skips the check)
   const msg: CallRequest = { ...req, nonce: undefined }
@@ -176,7 +186,7 @@ export async function createAccessList(
       const hash = unsignedHash({ ...req, accessList: list }, gas, nonce, env)
       throw new ExecutionError(`failed to apply transaction: ${hash} err: ${err.shortMessage}`, { cause: err })
     }
-    const next = (outcome.accessList ?? []).filter((e) => !excluded.has(e.address))
+    const next = (outcome.accessList ?? []).filter(listed)
     if (key(next) === key(list)) return { accessList: list, gasUsed: outcome.gasUsed, error: outcome.error }
     list = next
   }

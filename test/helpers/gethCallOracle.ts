@@ -307,14 +307,16 @@ function createAccessList(f: CallFields, chain: ChainFacts): Expected {
 
 /**
  * eth_simulateV1, one block of one call, validation off: the block's base fee is 0, the gas
- * defaults to the block's, CallDefaults refusals are -32000, the message's refusals carry
- * txValidationError's code and `err: <why> (supplied gas N)`.
+ * defaults to the block's and is clamped to the RPC gas cap, CallDefaults refusals are -32000,
+ * the message's refusals carry txValidationError's code and `err: <why> (supplied gas N)`.
  */
 function simulate(f: CallFields, chain: ChainFacts): Expected {
-  const gas = f.gas ?? chain.blockGasLimit
-  if (gas > chain.blockGasLimit) {
-    return fail(-38015, `block gas limit reached: remaining: ${chain.blockGasLimit}, required: ${gas}`)
+  const required = f.gas ?? chain.blockGasLimit
+  if (required > chain.blockGasLimit) {
+    return fail(-38015, `block gas limit reached: remaining: ${chain.blockGasLimit}, required: ${required}`)
   }
+  // sanitizeCall then clamps it to the request's gas budget (the RPC gas cap)
+  const gas = chain.gasCap > 0n && required > chain.gasCap ? chain.gasCap : required
   const d = callDefaults(f, chain)
   if (d !== undefined) return fail(SERVER, d.message)
   const r = applyMessage(f, toMessage(f, gas, 0n, true), chain)
@@ -329,8 +331,9 @@ function escapeRegExp(s: string): string {
 export function gethAnswer(method: FuzzMethod, f: CallFields, chain: ChainFacts): Expected {
   const bad = f.decodeError
   if (bad !== undefined) {
-    // inside simOpts, encoding/json names the field by its path from the top struct
-    const path = method === 'eth_simulateV1' ? `blockStateCalls.calls.${bad.field}` : bad.field
+    // inside simOpts, encoding/json names the field by its path from the top struct (simOpts and
+    // simBlock have no json tags: their Go names)
+    const path = method === 'eth_simulateV1' ? `BlockStateCalls.Calls.${bad.field}` : bad.field
     return fail(
       -32602,
       `invalid argument 0: json: cannot unmarshal ${bad.what} into Go struct field TransactionArgs.${path} of type ${bad.goType}`,
