@@ -9,8 +9,8 @@
  *  - no -32603 where geth answers otherwise, and nothing logged at error level (a handler crash or a
  *    worker replaced is logged there);
  *  - the answer is geth's (test/helpers/gethCallOracle.ts): success where geth succeeds, else
- *    geth's code and wording. A known departure (DEPARTURES: a field or parameter ibex does not
- *    carry to the EVM yet) is tolerated only for cases that carry that feature; it is listed.
+ *    geth's code and wording. A known departure (DEPARTURES, empty today) would be tolerated only
+ *    for cases that carry its feature, and counted in the output.
  *
  * Bounded: CASES objects × 5 methods, a few requests in flight; the seed is fixed, FUZZ_SEED
  * overrides it (the failing case prints its seed and index).
