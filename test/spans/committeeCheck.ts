@@ -17,7 +17,9 @@
  *   every block: extraData validators = its span's committee (signers), committed seals by
  *     distinct members holding > 2/3 of the committee's power
  *
- * Run alone: `npx tsx test/spans/committeeCheck.ts <rpc url> <span_blocks> <producers>`.
+ * Used by test/ibft-network/spans.test.ts (checkCommittees); it also runs alone under a TypeScript
+ * runner (Node ≥ 22.6: `node --experimental-strip-types test/spans/committeeCheck.ts <rpc url>
+ * <span_blocks> <producers>`; the repo's Node 20 needs a runner such as tsx, not installed here).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
