@@ -150,7 +150,9 @@ describe('start', () => {
     await until(() => io.stdout.length > 0)
     const text = io.stdout.join('\n')
     expect(text).toContain('dev network, chain id 1337')
-    expect(text).toContain('JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool)')
+    expect(text).toContain(
+      'JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool, debug, personal, evm, anvil, hardhat)',
+    )
     expect(text).toContain('Validator:      0x1111111111111111111111111111111111111111')
     expect(text).toContain('Available accounts (10,000 IBX each)')
     devAccounts(10).forEach((a, i) => {
@@ -262,7 +264,9 @@ describe('docs and the built binary', () => {
 
   it('the TOML example in README.md loads', () => {
     const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8')
-    const example = /```toml\n([\s\S]*?)```/.exec(readme)?.[1] as string
+    // the example of the "Configuration file" section (earlier toml blocks are foundry.toml and such)
+    const section = readme.slice(readme.indexOf('## Configuration file'))
+    const example = /```toml\n([\s\S]*?)```/.exec(section)?.[1] as string
     const file = join(dir, 'readme.toml')
     writeFileSync(file, example)
     const { config } = loadConfig(['start', '--config', file], {})
