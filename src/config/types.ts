@@ -13,7 +13,19 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export type LogFormat = 'json' | 'text'
 
 /** Namespaces the JSON-RPC server can expose (`bor`, the block-producer layer's, comes with its methods). */
-export type RpcNamespace = 'eth' | 'net' | 'web3' | 'txpool' | 'debug' | 'personal' | 'testing' | 'evm' | 'anvil' | 'hardhat'
+export type RpcNamespace =
+  | 'eth'
+  | 'net'
+  | 'web3'
+  | 'txpool'
+  | 'debug'
+  | 'personal'
+  | 'testing'
+  | 'evm'
+  | 'anvil'
+  | 'hardhat'
+  | 'bor'
+  | 'validators'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */

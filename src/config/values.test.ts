@@ -104,12 +104,13 @@ describe('lists and names', () => {
 
   it('checks namespaces', () => {
     expect(parseNamespaces('eth,net,debug')).toEqual(['eth', 'net', 'debug'])
+    expect(parseNamespaces('eth,bor,validators')).toEqual(['eth', 'bor', 'validators'])
     expect(problem(() => parseNamespaces('eth,foo'))).toBe(
-      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing)',
+      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators)',
     )
     expect(problem(() => parseNamespaces('eth,eth'))).toBe('namespace "eth" listed twice')
     expect(problem(() => parseNamespaces(''))).toBe(
-      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing)',
+      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators)',
     )
     expect(problem(() => parseNamespaces('ETH'))).toMatch(/^unknown namespace "ETH"/)
   })

@@ -11,7 +11,21 @@ import type { LogFormat, LogLevel, NetworkName, RpcNamespace } from './types.js'
 export const NETWORKS: readonly NetworkName[] = ['dev', 'testnet', 'mainnet']
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent']
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text']
-export const RPC_NAMESPACES: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'testing']
+export const RPC_NAMESPACES: readonly RpcNamespace[] = [
+  'eth',
+  'net',
+  'web3',
+  'txpool',
+  'debug',
+  'personal',
+  'evm',
+  'anvil',
+  'hardhat',
+  'testing',
+  // the validator layer (issue 19): Bor's block-producer methods and ibex's spans and validators
+  'bor',
+  'validators',
+]
 
 const DECIMAL = /^[0-9]+$/
 const WEI_UNITS: Record<string, number> = { wei: 0, gwei: 9, ether: 18 }

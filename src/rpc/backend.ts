@@ -12,6 +12,7 @@
  *                                      ─▶ execution    (call, estimate, access list, simulate, traces:
  *                                                       the implementation sends them off the main thread)
  *                                      ─▶ logs, filters, network, chain config
+ *                                      ─▶ span committees (validator layer, issue 19)
  *
  * What always holds:
  *  - the interface speaks the namespaces' language (decoded params: lowercase 0x addresses,
@@ -36,6 +37,7 @@ import type {
 import type { FilterSystem } from '../filters/index.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
+import type { Committee, SpanParams } from '../validators/index.js'
 import { HeaderForHashNotFoundError } from '../filters/errors.js'
 import { HeaderNotFoundError, ServerError } from './errors.js'
 import type { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
@@ -87,6 +89,13 @@ export type PollingFilters = Pick<
 
 /** Logs of a query (eth_getLogs), within the node's range and result limits. */
 export type LogsResult = Awaited<ReturnType<FilterSystem['logs']>>
+
+/** Span committees as the chain's headers name them (src/validators SpanCommittees), for the bor_ and validators_ methods. */
+export interface SpanView {
+  readonly params: SpanParams
+  /** The committee of span `spanId`; undefined while the last block of the span before it is not in the chain. */
+  committeeOf(spanId: bigint): Committee | undefined
+}
 
 export interface Backend {
   // ── chain ────────────────────────────────────────────────────────────────────────────────
@@ -164,6 +173,10 @@ export interface Backend {
   readonly filters: PollingFilters
   /** Peers and sync state; undefined when p2p is off. */
   readonly network: NetworkInfo | undefined
+
+  // ── validator layer (issue 19) ───────────────────────────────────────────────────────────
+  /** Span settings and committees; undefined when spans are off ([ibft] span_blocks = 0, or not IBFT). */
+  readonly spans: SpanView | undefined
 }
 
 /** The block a reference names, or undefined (block-returning methods answer null). */

@@ -9,6 +9,7 @@
  *                                                          txpool, exec pool, filters, network
  *   WS eth_subscribe ─▶ namespaces/eth/subscribe (one session per connection) ─▶ src/filters
  */
+import { borNamespace } from './namespaces/bor.js'
 import { debugNamespace } from './namespaces/debug.js'
 import { debugTraceNamespace } from './namespaces/debugTrace.js'
 import { ethNamespace } from './namespaces/eth/index.js'
@@ -17,6 +18,7 @@ import { netNamespace } from './namespaces/net.js'
 import { personalNamespace } from './namespaces/personal.js'
 import { testingNamespace } from './namespaces/testingApi.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
+import { validatorsNamespace } from './namespaces/validators.js'
 import { CHEAT_NAMESPACES } from './namespaces/dev/cheats.js'
 import { web3Namespace } from './namespaces/web3.js'
 import type { Backend } from './backend.js'
@@ -51,6 +53,8 @@ export const NAMESPACES: Namespace<Backend>[] = [
   txpoolNamespace,
   personalNamespace,
   testingNamespace,
+  borNamespace,
+  validatorsNamespace,
 ]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {

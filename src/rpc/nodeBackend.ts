@@ -21,6 +21,7 @@ import type { ChainBlock, ChainStore, TxLocation } from '../chain/store.js'
 import { devAccounts } from '../config/accounts.js'
 import type { IbexConfig } from '../config/types.js'
 import type { SingleValidatorSealer } from '../consensus/sealer.js'
+import { spanParamsOf } from '../consensus/spanParams.js'
 import {
   type AccessListResult,
   type CallOverrides,
@@ -38,7 +39,16 @@ import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
-import type { AccountFields, Backend, DevChain, LogsResult, StateReader, TestingBuildParams } from './backend.js'
+import { SpanCommittees } from '../validators/index.js'
+import type {
+  AccountFields,
+  Backend,
+  DevChain,
+  LogsResult,
+  SpanView,
+  StateReader,
+  TestingBuildParams,
+} from './backend.js'
 import { ServerError } from './errors.js'
 import { formatSimulatedBlocks } from './format/simulated.js'
 import { UnlockedAccounts } from './namespaces/dev/accountsKeys.js'
@@ -94,6 +104,8 @@ export class NodeBackend implements Backend {
   /** Polling filters (eth_newFilter…) and the log-query limits. */
   readonly filters: FilterSystem
   readonly network: NetworkInfo | undefined
+  /** Span committees from the chain's headers (issue 19); undefined when spans are off. */
+  readonly spans: SpanView | undefined
   /** New blocks and pending transactions (WebSocket subscriptions). */
   readonly events: ChainEvents
   /** Every WebSocket connection's subscriptions, behind one listener on `events`. */
@@ -126,6 +138,11 @@ export class NodeBackend implements Backend {
     this.devChain = deps.devChain
     this.network = deps.network
     this.events = deps.events
+    const spanParams = deps.engine === 'ibft' ? spanParamsOf(deps.config) : undefined
+    this.spans =
+      spanParams === undefined
+        ? undefined
+        : new SpanCommittees(spanParams, { extraDataAt: (n) => deps.store.getBlockByNumber(n)?.header.extraData })
     const rpc = deps.config.jsonrpc
     this.#callLimits = Object.freeze({ gasCap: rpc.gasCap, timeoutMs: rpc.evmTimeoutMs })
     this.#traceMaxBytes = traceLimit(deps.config)
