@@ -3,8 +3,10 @@
  * header layout — deliberately independent of the node's own codec (src/consensus/ibft), so the
  * tests check the node against the rules rather than against itself.
  *
- * extraData = 32-byte vanity ‖ RLP([validators, proposerSeal, committedSeals, parentCommittedSeals, round])
- * hash      = keccak256(RLP(header with proposerSeal = 0x80, committedSeals = 0xc0, round = 0x80))
+ * extraData = 32-byte vanity ‖ RLP([validators, proposerSeal, committedSeals, parentCommittedSeals, round, span?])
+ *             span (issue 19, only in the last block before a span that switches committee) =
+ *             [spanId, start, end, [[signer, power]…], refBlockHash, [signature…]], kept here as raw RLP items
+ * hash      = keccak256(RLP(header with proposerSeal = 0x80, committedSeals = 0xc0, round = 0x80; span kept))
  * proposerSeal  = sign(keccak256(hash))
  * committedSeal = sign(keccak256(keccak256(hash ‖ uint64BE(round)) ‖ 0x02))
  */
@@ -107,6 +109,8 @@ export interface IbftExtra {
   /** Raw round bytes as stored (8 bytes big-endian when sealed). */
   roundBytes: Uint8Array
   round: bigint
+  /** The span record as raw RLP items (the sixth field), undefined when the block carries none. */
+  span: unknown[] | undefined
 }
 
 function asBytes(x: unknown, what: string): Uint8Array {
@@ -119,15 +123,16 @@ function asList(x: unknown, what: string): Uint8Array[] {
   return x.map((e, i) => asBytes(e, `${what}[${i}]`))
 }
 
-/** Decodes vanity ‖ RLP([validators, proposerSeal, committedSeals, parentCommittedSeals, round]). */
+/** Decodes vanity ‖ RLP([validators, proposerSeal, committedSeals, parentCommittedSeals, round, span?]). */
 export function decodeIbftExtra(extraData: string): IbftExtra {
   const bytes = hexToBytes(extraData)
   if (bytes.length <= VANITY_BYTES) throw new Error(`extraData is ${bytes.length} bytes, no IBFT payload after vanity`)
   const decoded = RLP.decode(bytes.subarray(VANITY_BYTES))
-  if (!Array.isArray(decoded) || decoded.length !== 5) {
-    throw new Error(`IBFT extra is not a 5-item list (got ${Array.isArray(decoded) ? decoded.length : 'bytes'})`)
+  if (!Array.isArray(decoded) || (decoded.length !== 5 && decoded.length !== 6)) {
+    throw new Error(`IBFT extra is not a 5- or 6-item list (got ${Array.isArray(decoded) ? decoded.length : 'bytes'})`)
   }
-  const [validators, proposerSeal, committedSeals, parentCommittedSeals, round] = decoded
+  const [validators, proposerSeal, committedSeals, parentCommittedSeals, round, span] = decoded
+  if (span !== undefined && !Array.isArray(span)) throw new Error('span: expected a list, got a byte string')
   const roundBytes = asBytes(round, 'round')
   return {
     vanity: bytes.subarray(0, VANITY_BYTES),
@@ -137,12 +142,28 @@ export function decodeIbftExtra(extraData: string): IbftExtra {
     parentCommittedSeals: asList(parentCommittedSeals, 'parentCommittedSeals'),
     roundBytes,
     round: roundBytes.length === 0 ? 0n : BigInt(bytesToHex(roundBytes)),
+    span: span as unknown[] | undefined,
   }
+}
+
+/** extraData with every field as given (the sealed form; the span record raw, as decoded). */
+export function encodeIbftExtra(extra: IbftExtra): Uint8Array {
+  const fields: unknown[] = [
+    extra.validators,
+    extra.proposerSeal,
+    extra.committedSeals,
+    extra.parentCommittedSeals,
+    extra.roundBytes,
+  ]
+  if (extra.span !== undefined) fields.push(extra.span)
+  return concatBytes(extra.vanity, RLP.encode(fields as never))
 }
 
 /** extraData as hashed: proposerSeal and round blanked (0x80), committedSeals emptied (0xc0). */
 export function hashingExtraData(extra: IbftExtra): Uint8Array {
-  const payload = RLP.encode([extra.validators, new Uint8Array(), [], extra.parentCommittedSeals, new Uint8Array()])
+  const fields: unknown[] = [extra.validators, new Uint8Array(), [], extra.parentCommittedSeals, new Uint8Array()]
+  if (extra.span !== undefined) fields.push(extra.span)
+  const payload = RLP.encode(fields as never)
   return concatBytes(extra.vanity, payload)
 }
 

@@ -55,6 +55,7 @@ beforeAll(async () => {
     const text = readFileSync(n.config, 'utf8')
       .replace(/^span_blocks = \d+$/m, `span_blocks = ${SPAN_BLOCKS}`)
       .replace(/^producers = \d+$/m, `producers = ${PRODUCERS}`)
+      .replace(/^\[jsonrpc\]$/m, '[jsonrpc]\napi = ["eth", "net", "web3", "txpool", "bor", "validators"]')
     expect(text).toContain(`span_blocks = ${SPAN_BLOCKS}`)
     writeFileSync(n.config, text)
   }
@@ -111,6 +112,26 @@ describe('span committees: 6 validators, committees of 4, spans of 8 blocks', ()
       expect(switched.some((s) => s.committee.length < VALIDATORS)).toBe(true)
     }
     expect(net.node(FULL_NODE).output).toMatch(/synced block/)
+
+    // bor_getCurrentValidators answers the committee the independent script recomputes (span of head + 1)
+    for (const i of [FULL_NODE, 1]) {
+      const url = net.node(i).url
+      let at = -1
+      let validators: { ID: number; signer: string; power: number; accum: number }[] = []
+      while (at !== (await headOf(url))) {
+        at = await headOf(url)
+        validators = await rpc(url, 'bor_getCurrentValidators')
+      }
+      const recomputed = await checkCommittees(url, SPAN_BLOCKS, PRODUCERS, BigInt(at))
+      expect(recomputed.problems).toEqual([])
+      const span = recomputed.spans.find((s) => s.spanId === BigInt(Math.floor(at / SPAN_BLOCKS)))
+      expect(
+        validators.map((v) => ({ signer: v.signer, power: BigInt(v.power) })),
+        `node ${i} at block ${at}`,
+      ).toEqual(span?.committee)
+      // ID is the member's DAO seat (ibex genesis seats validators from 51 on)
+      for (const v of validators) expect(v.ID).toBeGreaterThanOrEqual(51)
+    }
   }, 420_000)
 
   it('a stake top-up through ValidatorDAO changes the next drawn committee; a validator offline across a switch catches up', async () => {

@@ -131,20 +131,62 @@ async function importInto(config: IbexConfig, file: string): Promise<ImportResul
     import('../../block/importFile.js'),
     import('@ethereumjs/util'),
   ])
+  let spans: SpanCheck | undefined
   try {
     const recipient =
       chain.engine === 'ibft' ? (chain.genesis.config?.baseFeeRecipient as string | undefined) : undefined
+    spans = chain.engine === 'ibft' ? await spanCheckOf(config, chain) : undefined
     const imported = await importBlocks(file, {
       store: chain.store,
       common: chain.common,
       trie: chain.trie,
       engine: chain.engine,
       baseFeeRecipient: recipient ? hexToBytes(recipient as `0x${string}`) : undefined,
+      checkConsensus: spans?.check,
       log,
     })
     const head = chain.store.head
     return { blocks: imported, headNumber: head.header.number, headHash: bytesToHex(head.hash) }
   } finally {
+    await spans?.close()
     await chain.db.close()
   }
+}
+
+/** The span check of an import and what must be closed after it. */
+interface SpanCheck {
+  check(number: bigint, extraData: Uint8Array): Promise<void>
+  close(): Promise<void>
+}
+
+type DatadirChain = Awaited<ReturnType<typeof openDatadirChain>>['chain']
+
+/**
+ * spanCheckOf: with [ibft] span_blocks > 0 (as the network's nodes run), every imported block's
+ * validators must be its span's committee and every span record a valid switch — checked against
+ * the validator set read from the imported state at the record's reference block
+ * (src/validators/importCheck.ts). The set is read by view calls on an exec pool run in this
+ * process: an import is a batch job, no client waits on the main thread. Undefined when spans are off.
+ */
+async function spanCheckOf(config: IbexConfig, chain: DatadirChain): Promise<SpanCheck | undefined> {
+  const [{ spanParamsOf }, validators, { ExecPool }] = await Promise.all([
+    import('../../consensus/spanParams.js'),
+    import('../../validators/index.js'),
+    import('../../exec/pool/index.js'),
+  ])
+  const params = spanParamsOf(config)
+  if (params === undefined) return undefined
+  const { store } = chain
+  const pool = ExecPool.inProcess(chain.db, store, chain.common)
+  const caller = validators.execPoolCaller(pool, () => store.head.header.number)
+  const committees = new validators.SpanCommittees(params, {
+    extraDataAt: (n) => store.getBlockByNumber(n)?.header.extraData,
+  })
+  const check = validators.spanImportCheck({
+    chainId: chain.common.chainId(),
+    committees,
+    hashAt: (n) => store.getBlockByNumber(n)?.hash,
+    readSet: (hash) => validators.readValidatorSet(caller, hash),
+  })
+  return { check, close: () => pool.close() }
 }
