@@ -24,6 +24,17 @@ import { TraceError, TraceTimeoutError } from '../trace/run.js'
 import { TraceTooLargeError } from '../trace/sink.js'
 import { filterErrors } from '../filters/errors.js'
 import { txErrors } from '../txpool/errors.js'
+import {
+  CheckpointBlockMissingError,
+  CheckpointRangeError,
+  CheckpointRootMismatchError,
+  ExitLogIndexError,
+  ExitUnknownTxError,
+  NoCheckpointServiceError,
+  NotABurnError,
+  NotCheckpointedError,
+  ReceiptsRootMismatchError,
+} from '../validators/checkpoint/errors.js'
 import { errorClasses, IbexError, reviveError, toWireError } from '../util/errors.js'
 import {
   ClientLimitExceededError,
@@ -217,6 +228,20 @@ const MODULE_ERRORS: [IbexError, number, string][] = [
   // the dev chain's test controls (anvil's code and wording)
   [new TimestampNotAfterParentError(5n), -32602, "Timestamp error: 5 is lower than previous block's timestamp"],
   [new MineLimitError(11n, 10), -32602, 'cannot mine 11 blocks at once: at most 10 ([dev] mine_max_blocks)'],
+  // checkpoints, block proofs and exit payloads (validators_)
+  [
+    new CheckpointRangeError('block 9 is outside checkpoint 10000 [1, 5]'),
+    -32000,
+    'block 9 is outside checkpoint 10000 [1, 5]',
+  ],
+  [new ExitUnknownTxError('0x01'), -32000, 'transaction not found'],
+  [new ExitLogIndexError(4n, 'receipt', 2), -32000, 'log index 4 out of range: the receipt has 2 logs'],
+  [new NotABurnError(0), -32000, 'log 0 of the receipt is not a burn (an ERC-20 Transfer to the zero address)'],
+  [new NotCheckpointedError(6n, 5n), -32000, 'block 6 is not checkpointed yet (the last checkpoint ends at block 5)'],
+  [new CheckpointBlockMissingError(3n), -32000, 'block 3 of the checkpoint is not in the local chain'],
+  [new CheckpointRootMismatchError(10_000n), -32000, 'checkpoint 10000 does not match the local chain (root differs)'],
+  [new ReceiptsRootMismatchError(2n), -32000, 'receipts of block 2 do not match its receiptsRoot'],
+  [new NoCheckpointServiceError(), -32000, 'no checkpoint service is configured on this node'],
   // eth_simulateV1 (geth internal/ethapi/errors.go)
   ...(
     [

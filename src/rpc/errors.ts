@@ -18,6 +18,7 @@ import type { DevChainError } from '../consensus/devControl.js'
 import type { ExecutionLayerError } from '../exec/pool/errors.js'
 import type { FilterError } from '../filters/errors.js'
 import type { TxPoolError } from '../txpool/errors.js'
+import type { CheckpointError } from '../validators/checkpoint/errors.js'
 import { IbexError, type IbexErrorOptions } from '../util/errors.js'
 import { toData } from '../util/hex.js'
 import { decodeRevertReason } from '../util/revert.js'
@@ -52,7 +53,7 @@ export const INTERNAL_ERROR_MESSAGE = 'method handler crashed'
 // Module errors: kind -> code
 
 /** Every error a module below rpc/ raises on purpose. */
-export type ModuleError = TxPoolError | FilterError | ExecutionLayerError | DevChainError
+export type ModuleError = TxPoolError | FilterError | ExecutionLayerError | DevChainError | CheckpointError
 
 export type ErrorKind = ModuleError['kind']
 
@@ -136,6 +137,16 @@ const CODE_OF_KIND: Record<ErrorKind, number> = {
   // the dev chain's test controls (anvil answers its TimestampError with -32602)
   timestampNotAfterParent: INVALID_PARAMS,
   mineLimit: INVALID_PARAMS,
+  // checkpoints, block proofs and exit payloads (validators_; plain errors, as Bor answers its own)
+  checkpointRange: SERVER,
+  exitUnknownTx: SERVER,
+  exitLogIndex: SERVER,
+  notABurn: SERVER,
+  notCheckpointed: SERVER,
+  checkpointBlockMissing: SERVER,
+  checkpointRootMismatch: SERVER,
+  receiptsRootMismatch: SERVER,
+  noCheckpointService: SERVER,
 }
 
 /** Every kind the table knows (tests check each has its code and wording). */
