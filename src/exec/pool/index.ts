@@ -129,6 +129,12 @@ export const TRACE_REPLAY_MS = 5000
  * viem's default 10 s request timeout — and hears "busy" rather than a timeout it did not cause.
  */
 export const QUEUE_TIMEOUT_MS = 2000
+/**
+ * How much longer than the queue timeout a request may wait while its lane's workers are still
+ * loading (a node just started: module loading took over 2 s on a loaded 2-core CI box, and
+ * refusing a request busy for that would be refusing it for no one's work).
+ */
+export const WORKER_BOOT_ALLOWANCE_MS = 30_000
 /** How long close() waits for worker threads to exit before giving up on them. */
 export const WORKER_EXIT_WAIT_MS = 10_000
 
@@ -243,7 +249,15 @@ export class ExecPool {
       // a worker dying between tasks is replaced by Piscina; nothing to answer
       pool.on('error', () => {})
       pool.on('workerCreate', () => this.#track(pool))
-      return new Lane(pool, what, threads * depth, maxQueue, ABORT_GRACE_MS, opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS)
+      return new Lane(
+        pool,
+        what,
+        threads * depth,
+        maxQueue,
+        ABORT_GRACE_MS,
+        opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS,
+        WORKER_BOOT_ALLOWANCE_MS,
+      )
     }
     this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
     this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1)

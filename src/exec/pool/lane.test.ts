@@ -121,6 +121,23 @@ describe('Lane', () => {
     await expect(answer).rejects.toBeInstanceOf(QueueTimeoutError)
   })
 
+  it('while no worker has loaded, a task waits the boot allowance more before it is refused; then the queue timeout alone', async () => {
+    const { pool, running, take } = fakePool()
+    const lane = new Lane(pool, 'debug_trace', 1, 5, 1000, 20, 200)
+    expect(lane.warm).toBe(false)
+    const first = lane.submit(task(1))
+    await tick(60)
+    // past the queue timeout, but the worker was loading: it takes the task and answers
+    expect(take(0)).toBe(true)
+    running[0]?.finish({ ok: true, value: 1 })
+    expect(await first).toEqual({ ok: true, value: 1 })
+    await tick()
+    expect(lane.warm).toBe(true)
+    // warm: a task queued behind others' work is refused at the queue timeout
+    void lane.submit(task(2)).catch(() => {})
+    await expect(lane.submit(task(3))).rejects.toBeInstanceOf(QueueTimeoutError)
+  })
+
   it('aborts a task running past its budget plus grace; a crash is WorkerCrashedError', async () => {
     const { pool, running, take } = fakePool()
     const lane = new Lane(pool, 'eth_call', 2, 5, 10, LONG_QUEUE_MS)

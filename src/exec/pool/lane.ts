@@ -17,6 +17,11 @@
  * refused with QueueTimeoutError (-32005) and never runs (startClaim.ts decides the race with the
  * worker); a task a worker took runs its whole `budgetMs`, counted from that moment, and is
  * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`.
+ *
+ * A lane whose workers are still loading (a node just started, on a loaded box that can take
+ * seconds) is cold: a task submitted then waits for the first worker at most `bootAllowanceMs`
+ * more than the queue timeout, since the wait is not others' work. The lane is warm once a task
+ * has completed or Piscina reports a ready idle worker.
  */
 import type { Piscina } from 'piscina'
 import { ExecutionError } from '../../evm/errors.js'
@@ -48,17 +53,36 @@ export class Lane {
   readonly graceMs: number
   /** Longest a task waits for a worker to take it before it is refused (exec.queue_timeout). */
   readonly queueTimeoutMs: number
+  /** Extra wait allowed to a task submitted while no worker has loaded yet (0 = the lane is warm from the start). */
+  readonly bootAllowanceMs: number
+  #warm: boolean
   #running = 0
   readonly #waiting: Submitted[] = []
   #completed = 0
 
-  constructor(pool: Piscina, what: string, threads: number, maxQueue: number, graceMs: number, queueTimeoutMs: number) {
+  constructor(
+    pool: Piscina,
+    what: string,
+    threads: number,
+    maxQueue: number,
+    graceMs: number,
+    queueTimeoutMs: number,
+    bootAllowanceMs = 0,
+  ) {
     this.pool = pool
     this.what = what
     this.threads = threads
     this.maxQueue = maxQueue
     this.graceMs = graceMs
     this.queueTimeoutMs = queueTimeoutMs
+    this.bootAllowanceMs = bootAllowanceMs
+    this.#warm = bootAllowanceMs === 0
+  }
+
+  /** True once a worker has loaded (a task completed, or Piscina has a ready idle worker). */
+  get warm(): boolean {
+    if (!this.#warm && (this.#completed > 0 || (this.pool.idleThreads ?? 0) > 0)) this.#warm = true
+    return this.#warm
   }
 
   get running(): number {
@@ -82,10 +106,11 @@ export class Lane {
     if (this.#running >= this.threads && this.#waiting.length >= this.maxQueue) {
       return Promise.reject(new PoolBusyError(this.what, this.maxQueue))
     }
-    const task = { ...unflagged, startBy: Date.now() + this.queueTimeoutMs, started: newStartFlag() }
+    const waitMs = this.queueTimeoutMs + (this.warm ? 0 : this.bootAllowanceMs)
+    const task = { ...unflagged, startBy: Date.now() + waitMs, started: newStartFlag() }
     return new Promise((resolve, reject) => {
       const s: Submitted = { task, resolve, reject, timer: undefined, inPool: false }
-      s.timer = setTimeout(() => this.#expire(s), this.queueTimeoutMs)
+      s.timer = setTimeout(() => this.#expire(s), waitMs)
       if (this.#running < this.threads) this.#start(s)
       else this.#waiting.push(s)
     })
