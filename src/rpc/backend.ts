@@ -13,6 +13,7 @@
  *                                                       the implementation sends them off the main thread)
  *                                      ─▶ logs, filters, network, chain config
  *                                      ─▶ span committees (validator layer, issue 19)
+ *                                      ─▶ checkpoints on the base chain (issue 20)
  *
  * What always holds:
  *  - the interface speaks the namespaces' language (decoded params: lowercase 0x addresses,
@@ -37,6 +38,7 @@ import type {
 import type { FilterSystem } from '../filters/index.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
+import type { CheckpointSource } from '../validators/checkpoint/index.js'
 import type { Committee, SpanParams } from '../validators/index.js'
 import { HeaderForHashNotFoundError } from '../filters/errors.js'
 import { HeaderNotFoundError, ServerError } from './errors.js'
@@ -105,6 +107,8 @@ export interface Backend {
   head(): ChainBlock
   /** The canonical block at `number`. */
   blockByNumber(number: bigint): ChainBlock | undefined
+  /** The hash of the canonical block at `number` (an index read: no block is decoded); undefined beyond the head. */
+  canonicalHash(number: bigint): Uint8Array | undefined
   /** Any stored block with this hash, canonical or not. */
   blockByHash(hash: Uint8Array): ChainBlock | undefined
   isCanonical(block: ChainBlock): boolean
@@ -177,6 +181,8 @@ export interface Backend {
   // ── validator layer (issue 19) ───────────────────────────────────────────────────────────
   /** Span settings and committees; undefined when spans are off ([ibft] span_blocks = 0, or not IBFT). */
   readonly spans: SpanView | undefined
+  /** Checkpoints committed on the base chain (the checkpoint service, issue 20); undefined when the node runs none. */
+  readonly checkpoints: CheckpointSource | undefined
 }
 
 /** The block a reference names, or undefined (block-returning methods answer null). */

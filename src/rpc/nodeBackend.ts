@@ -39,6 +39,7 @@ import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
+import type { CheckpointSource } from '../validators/checkpoint/index.js'
 import { SpanCommittees } from '../validators/index.js'
 import type {
   AccountFields,
@@ -71,6 +72,8 @@ export interface BackendDeps {
   network?: NetworkInfo
   /** The dev chain's test controls, where `[dev] cheats` is on (src/consensus/devControl.ts). */
   devChain?: DevChain
+  /** Committed checkpoints, from the checkpoint service; undefined when the node runs none. */
+  checkpoints?: CheckpointSource
 }
 
 /** Meta key under which the node keeps the genesis it was initialised from (src/node.ts). */
@@ -106,6 +109,7 @@ export class NodeBackend implements Backend {
   readonly network: NetworkInfo | undefined
   /** Span committees from the chain's headers (issue 19); undefined when spans are off. */
   readonly spans: SpanView | undefined
+  readonly checkpoints: CheckpointSource | undefined
   /** New blocks and pending transactions (WebSocket subscriptions). */
   readonly events: ChainEvents
   /** Every WebSocket connection's subscriptions, behind one listener on `events`. */
@@ -138,6 +142,7 @@ export class NodeBackend implements Backend {
     this.devChain = deps.devChain
     this.network = deps.network
     this.events = deps.events
+    this.checkpoints = deps.checkpoints
     const spanParams = deps.engine === 'ibft' ? spanParamsOf(deps.config) : undefined
     this.spans =
       spanParams === undefined
@@ -173,6 +178,10 @@ export class NodeBackend implements Backend {
 
   blockByHash(hash: Uint8Array): ChainBlock | undefined {
     return this.#store.getBlockByHash(hash)
+  }
+
+  canonicalHash(number: bigint): Uint8Array | undefined {
+    return this.#store.getHashByNumber(number)
   }
 
   isCanonical(block: ChainBlock): boolean {
