@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run contracts`: builds the Validator DAO from source and writes everything derived from it.
+ * `npm run contracts`: builds the Validator DAO and the checkpoint contracts from source and writes
+ * everything derived from them.
  *
  *   contracts/dao/*.sol, contracts/safe/*.sol (+ imports from node_modules)
  *     ─▶ contracts/build/solc-input.json      solc standard-JSON input, sources inlined (explorer verification)
@@ -8,6 +9,9 @@
  *     ─▶ contracts/abi/<Name>.json            the ABI alone
  *     ─▶ contracts/genesis/<network>.json     DAO state for the dev / testnet / mainnet genesis alloc
  *     ─▶ deploy/dao-addresses.json            contract name → address, per network preset
+ *   contracts/checkpoint/**.sol (base chain: CheckpointManager, ExitVault, BaseToken; child: ChildToken)
+ *     ─▶ contracts/build/checkpoint-solc-input.json, contracts/build/<Name>.json, contracts/abi/<Name>.json
+ *        (deployed by the operator, in no genesis)
  *
  * `npm run contracts -- --check` rebuilds in memory and fails if any committed file differs
  * (the artifacts are reproducible from source with solc 0.8.30).
@@ -16,7 +20,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 
 import { buildDaoGenesis } from './dao/genesis.js'
-import { CONTRACTS_DIR, compile, REPO_ROOT, standardInput } from './dao/solc.js'
+import { CHECKPOINT_DEPLOYABLE, CONTRACTS_DIR, checkpointInput, compile, REPO_ROOT, standardInput } from './dao/solc.js'
 
 const NETWORKS = ['dev', 'testnet', 'mainnet']
 
@@ -34,6 +38,18 @@ export async function buildAll(log = () => {}) {
   log(`compiled ${Object.keys(input.sources).length} sources in ${Math.round(performance.now() - t0)} ms`)
   for (const w of warnings) log(w)
   for (const [name, artifact] of Object.entries(artifacts)) {
+    files.set(join(CONTRACTS_DIR, 'build', `${name}.json`), json(artifact))
+    files.set(join(CONTRACTS_DIR, 'abi', `${name}.json`), json(artifact.abi))
+    log(`  ${name.padEnd(30)} ${String((artifact.deployedBytecode.length - 2) / 2).padStart(6)} bytes`)
+  }
+  const checkpoint = checkpointInput()
+  files.set(join(CONTRACTS_DIR, 'build', 'checkpoint-solc-input.json'), json(checkpoint))
+  const t1 = performance.now()
+  const built = compile(checkpoint, CHECKPOINT_DEPLOYABLE)
+  log(`compiled ${Object.keys(checkpoint.sources).length} checkpoint sources in ${Math.round(performance.now() - t1)} ms`)
+  for (const w of built.warnings) log(w)
+  for (const [name, artifact] of Object.entries(built.artifacts)) {
+    if (artifacts[name]) throw new Error(`${name} is built twice (DAO and checkpoint builds)`)
     files.set(join(CONTRACTS_DIR, 'build', `${name}.json`), json(artifact))
     files.set(join(CONTRACTS_DIR, 'abi', `${name}.json`), json(artifact.abi))
     log(`  ${name.padEnd(30)} ${String((artifact.deployedBytecode.length - 2) / 2).padStart(6)} bytes`)

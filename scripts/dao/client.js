@@ -13,7 +13,7 @@ import { join } from 'node:path'
 
 import { getCreateAddress, Interface, Wallet } from 'ethers'
 
-import { CONTRACTS_DIR, DEPLOYABLE } from './solc.js'
+import { CHECKPOINT_DEPLOYABLE, CONTRACTS_DIR, DEPLOYABLE } from './solc.js'
 
 /** RECEIPT_POLL_MS: the dev chain seals at once; receipts are polled this often. */
 const RECEIPT_POLL_MS = 10
@@ -48,12 +48,12 @@ export function artifact(name) {
 }
 
 let errorIface
-/** errorInterface: every custom error of every published contract, for decoding revert data. */
+/** errorInterface: every custom error of every published contract (DAO and checkpoint builds), for decoding revert data. */
 export function errorInterface() {
   if (errorIface === undefined) {
     const seen = new Set()
     const fragments = []
-    for (const name of Object.keys(DEPLOYABLE)) {
+    for (const name of [...Object.keys(DEPLOYABLE), ...Object.keys(CHECKPOINT_DEPLOYABLE)]) {
       for (const item of artifact(name).abi) {
         if (item.type !== 'error') continue
         const key = `${item.name}(${item.inputs.map((i) => i.type).join(',')})`

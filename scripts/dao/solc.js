@@ -1,7 +1,12 @@
 /**
- * Compiling the DAO contracts with solc-js: the standard-JSON input is built from the sources
+ * Compiling the contracts with solc-js: the standard-JSON input is built from the sources
  * (every imported file inlined, so the input alone reproduces the bytecode and explorers can
  * verify with it), compiled offline, and reduced to one artifact per deployable contract.
+ *
+ * Two compilation units: the DAO (contracts/dao, contracts/safe; Prague, our chain's rules) and
+ * the checkpoint contracts (contracts/checkpoint: base-chain CheckpointManager and ExitVault, the
+ * child-chain token; Cancun, so that they deploy on any base chain past Dencun). Each has its own
+ * input file, so neither's bytecode or verification input depends on the other's sources.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -22,6 +27,14 @@ export const MAX_CODE_BYTES = 24_576
 
 /** The directories under contracts/ compiled into the DAO build (Counter.sol belongs to the e2e tests). */
 const SOURCE_DIRS = ['dao', 'safe']
+/** CHECKPOINT_SOURCE_DIRS: the directories of the checkpoint build (issue 20). */
+export const CHECKPOINT_SOURCE_DIRS = ['checkpoint']
+/**
+ * CHECKPOINT_EVM_VERSION: the checkpoint contracts run on the base chain, any EVM chain the
+ * operator picks; Cancun is what Ethereum and the common L2s and sidechains all run, and the
+ * contracts use nothing newer. ChildToken runs on our Prague chain, which executes Cancun code.
+ */
+export const CHECKPOINT_EVM_VERSION = 'cancun'
 
 /** DEPLOYABLE: contract name → source unit, the artifacts and ABIs we publish. */
 export const DEPLOYABLE = {
@@ -39,6 +52,14 @@ export const DEPLOYABLE = {
   SafeProxyFactory: '@safe-global/safe-contracts/contracts/proxies/SafeProxyFactory.sol',
   CompatibilityFallbackHandler: '@safe-global/safe-contracts/contracts/handler/CompatibilityFallbackHandler.sol',
   MultiSendCallOnly: '@safe-global/safe-contracts/contracts/libraries/MultiSendCallOnly.sol',
+}
+
+/** CHECKPOINT_DEPLOYABLE: contract name → source unit of the checkpoint build (not in any genesis). */
+export const CHECKPOINT_DEPLOYABLE = {
+  CheckpointManager: 'contracts/checkpoint/CheckpointManager.sol',
+  ExitVault: 'contracts/checkpoint/ExitVault.sol',
+  ChildToken: 'contracts/checkpoint/ChildToken.sol',
+  BaseToken: 'contracts/checkpoint/BaseToken.sol',
 }
 
 const IMPORT_RE = /^\s*import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm
@@ -67,9 +88,12 @@ function listSol(dir) {
   return out
 }
 
-/** standardInput builds the solc standard-JSON input: our sources and everything they import, inlined. */
-export function standardInput() {
-  const roots = SOURCE_DIRS.flatMap((d) => listSol(join(CONTRACTS_DIR, d)))
+/**
+ * standardInput builds the solc standard-JSON input: our sources under `sourceDirs` and everything
+ * they import, inlined. The defaults are the DAO build's.
+ */
+export function standardInput({ sourceDirs = SOURCE_DIRS, evmVersion = EVM_VERSION } = {}) {
+  const roots = sourceDirs.flatMap((d) => listSol(join(CONTRACTS_DIR, d)))
     .map((p) => relative(REPO_ROOT, p).split('\\').join('/'))
     .sort()
   const sources = {}
@@ -90,7 +114,7 @@ export function standardInput() {
     language: 'Solidity',
     sources: sorted,
     settings: {
-      evmVersion: EVM_VERSION,
+      evmVersion,
       optimizer: { enabled: true, runs: OPTIMIZER_RUNS },
       metadata: { bytecodeHash: 'ipfs' },
       outputSelection: {
@@ -100,8 +124,16 @@ export function standardInput() {
   }
 }
 
-/** compile runs solc on `input` and returns { artifacts: name → artifact, warnings }. Throws on errors. */
-export function compile(input = standardInput()) {
+/** checkpointInput: the standard-JSON input of the checkpoint build. */
+export function checkpointInput() {
+  return standardInput({ sourceDirs: CHECKPOINT_SOURCE_DIRS, evmVersion: CHECKPOINT_EVM_VERSION })
+}
+
+/**
+ * compile runs solc on `input` and returns { artifacts: name → artifact, warnings } for the
+ * contracts of `deployable` (default: the DAO build's). Throws on errors.
+ */
+export function compile(input = standardInput(), deployable = DEPLOYABLE) {
   const solc = loadSolc()
   const output = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
@@ -110,14 +142,14 @@ export function compile(input = standardInput()) {
     .filter((e) => e.severity !== 'error' && e.sourceLocation?.file?.startsWith('contracts/'))
     .map((e) => e.formattedMessage)
   const artifacts = {}
-  for (const [name, sourceName] of Object.entries(DEPLOYABLE)) {
+  for (const [name, sourceName] of Object.entries(deployable)) {
     const c = output.contracts?.[sourceName]?.[name]
     if (!c) throw new Error(`${name} missing from the solc output (${sourceName})`)
     const artifact = {
       contractName: name,
       sourceName,
       compiler: SOLC_VERSION,
-      evmVersion: EVM_VERSION,
+      evmVersion: input.settings.evmVersion,
       optimizerRuns: OPTIMIZER_RUNS,
       abi: c.abi,
       bytecode: `0x${c.evm.bytecode.object}`,
