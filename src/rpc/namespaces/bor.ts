@@ -10,6 +10,13 @@
  *   bor_getSignersAtHash(hash)             the committee members whose committed seals the block carries
  *   bor_getSnapshotProposerSequence(block?) the committee ranked by the first round each proposes at
  *                                          the block's height, {Signers: [{Signer, Difficulty}], Diff, Author}
+ *   bor_getRootHash(start, end)            the checkpoint root of blocks start..end (src/validators/checkpoint/
+ *                                          root.ts), lower-case hex without 0x; start and end are plain JSON
+ *                                          numbers (Go uint64). Bor's checks in Bor's order and words, -32000:
+ *                                          length end − start + 1 in uint64 arithmetic over 2^15 (so start >
+ *                                          end + 1 wraps and lands here) `Start: S and end block: E exceed max
+ *                                          allowed checkpoint length: 32768`; then start > end or end beyond
+ *                                          the head `Invalid parameters start: S and end block: E params`
  *
  * Departures from Bor, where ibex has no such thing:
  *   ID      = the signer's DAO seat in the validator set at the head (0 when the DAO names none, e.g.
@@ -22,6 +29,9 @@
  *             authorized set of its snapshot, which here is bor_getCurrentValidators at that point
  *   Difficulty = committee size − rank in the height's round order (the round-0 proposer has the
  *             largest), as Bor ranks in-turn signers
+ *   getRootHash: the leaves are the block hashes themselves (zero-padded, keccak256(left ‖ right), as
+ *             Bor's tree); Bor's leaf is keccak256(number ‖ time ‖ txRoot ‖ receiptsRoot), each padded to
+ *             32 bytes. The IBFT block hash commits to those and to every other header field
  * Unknown blocks answer -32000 `unknown block` (Bor's errUnknownBlock).
  */
 import { bytesToHex } from '@ethereumjs/util'
@@ -29,9 +39,15 @@ import { bytesToHex } from '@ethereumjs/util'
 import { decodeExtra } from '../../chain/ibft/extra.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { recoverCommittedSeal } from '../../consensus/ibft/seal.js'
+import {
+  CheckpointBlockMissingError,
+  checkpointRoot,
+  rangeHashes,
+  ROOT_RANGE_MAX_BLOCKS,
+} from '../../validators/checkpoint/index.js'
 import { type Backend, resolveBlock } from '../backend.js'
 import { ServerError } from '../errors.js'
-import { BlockTag, Hash, LATEST, optional } from '../params/index.js'
+import { BlockTag, GoUint64, Hash, LATEST, optional } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
 import { address, authorOf, currentCommittee, heightContext, UNKNOWN_BLOCK, validatorSetAt } from './spanReads.js'
 
@@ -95,6 +111,47 @@ function proposerSequence(b: Backend, block: ChainBlock): BorBlockSigners {
   return { Signers, Diff: Signers.find((s) => s.Signer === author)?.Difficulty ?? 0, Author: author }
 }
 
+/** Roots kept per node: Bor keeps the last 10 answers of GetRootHash (an ARC cache). */
+const ROOT_CACHE_ENTRIES = 10
+/** Go's uint64 wraps: Bor computes end − start + 1 in it. */
+const UINT64_MASK = (1n << 64n) - 1n
+/** The last roots answered, per backend, keyed by start and the end block's hash (which fixes every block before it). */
+const rootCache = new WeakMap<Backend, Map<string, string>>()
+
+function rootHash(b: Backend, start: bigint, end: bigint): string {
+  const length = (end - start + 1n) & UINT64_MASK
+  if (length > BigInt(ROOT_RANGE_MAX_BLOCKS)) {
+    throw new ServerError(
+      `Start: ${start} and end block: ${end} exceed max allowed checkpoint length: ${ROOT_RANGE_MAX_BLOCKS}`,
+    )
+  }
+  if (start > end || end > b.head().header.number) {
+    throw new ServerError(`Invalid parameters start: ${start} and end block: ${end} params`)
+  }
+  const endHash = b.canonicalHash(end)
+  if (endHash === undefined) throw new ServerError(UNKNOWN_BLOCK)
+  let cache = rootCache.get(b)
+  if (cache === undefined) {
+    cache = new Map()
+    rootCache.set(b, cache)
+  }
+  const key = `${start}-${bytesToHex(endHash)}`
+  const known = cache.get(key)
+  if (known !== undefined) return known
+  let hashes: Uint8Array[]
+  try {
+    hashes = rangeHashes(b, start, end)
+  } catch (err) {
+    // Bor answers errUnknownBlock for a header it lacks (pruned); ibex keeps every block, so only a race can
+    if (err instanceof CheckpointBlockMissingError) throw new ServerError(UNKNOWN_BLOCK)
+    throw err
+  }
+  const root = bytesToHex(checkpointRoot(hashes)).slice(2)
+  if (cache.size >= ROOT_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string)
+  cache.set(key, root)
+  return root
+}
+
 export const borNamespace: Namespace<Backend> = {
   name: 'bor',
   methods: {
@@ -107,5 +164,6 @@ export const borNamespace: Namespace<Backend> = {
     bor_getSnapshotProposerSequence: method([optional(BlockTag, LATEST)], (b, [ref]) =>
       proposerSequence(b, blockOrUnknown(resolveBlock(b, ref))),
     ),
+    bor_getRootHash: method([GoUint64, GoUint64], (b, [start, end]) => rootHash(b, start, end)),
   },
 }

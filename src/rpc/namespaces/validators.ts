@@ -18,14 +18,35 @@
  *                     state), null for span 0 or while R is not in the chain,
  *     consent         the signers whose consent signatures the record carries (ascending), null when
  *                     no record }
- * With spans off every method answers -32000 `spans are off on this node ([ibft] span_blocks = 0)`,
- * except validators_getValidators, which reads the DAO's set as it is (committee: the header's validators).
+ * With spans off every span method answers -32000 `spans are off on this node ([ibft] span_blocks = 0)`;
+ * validators_getValidators reads the DAO's set as it is (committee: the header's validators).
+ *
+ * Block proofs and exit payloads (issue 20; src/validators/checkpoint), against the checkpoints the
+ * checkpoint service reads from the base chain (Backend.checkpoints):
+ *   validators_getBlockProof(number)      {checkpoint, blockNumber, blockHash, index, proof}: the block
+ *                                         hash's siblings up to the root of the committed checkpoint
+ *                                         holding it (index = number − start)
+ *   validators_getExitPayload(txHash, logIndex) {payload, checkpoint, blockNumber, blockHash, txIndex,
+ *                                         logIndex, blockLogIndex}: the bytes for ExitVault.exit. logIndex
+ *                                         is the log's index in its block, as eth_getLogs and receipts
+ *                                         show it; the payload carries its index in the receipt
+ * Checkpoint JSON: {id, start, end, root, proposer, signers, baseTxHash} (quantities hex, id a multiple
+ * of 10,000; baseTxHash null when unknown). Without a checkpoint service both answer -32000
+ * `no checkpoint service is configured on this node`; a block no committed checkpoint holds yet,
+ * -32000 `block N is not checkpointed yet (…)`.
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { decodeExtra } from '../../chain/ibft/extra.js'
 import { toQuantity } from '../../util/hex.js'
 import { keccak256 } from '../../util/keccak.js'
+import {
+  buildExitPayload,
+  type Checkpoint,
+  NoCheckpointServiceError,
+  NotCheckpointedError,
+  proveBlock,
+} from '../../validators/checkpoint/index.js'
 import {
   recoverConsentSigner,
   referenceBlock,
@@ -36,7 +57,7 @@ import {
 } from '../../validators/index.js'
 import { type Backend, stateBlock } from '../backend.js'
 import { ServerError } from '../errors.js'
-import { BlockTag, LATEST, optional, Uint64 } from '../params/index.js'
+import { BlockTag, Hash, LATEST, optional, Uint64 } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
 import { address, backendCaller, committeeAt, validatorSetAt } from './spanReads.js'
 
@@ -146,6 +167,60 @@ async function validatorsAt(b: Backend, ref: Parameters<typeof stateBlock>[1]): 
   )
 }
 
+export interface CheckpointJson {
+  id: string
+  start: string
+  end: string
+  root: string
+  proposer: string
+  signers: string[]
+  baseTxHash: string | null
+}
+
+function checkpointJson(c: Checkpoint): CheckpointJson {
+  return {
+    id: toQuantity(c.id),
+    start: toQuantity(c.start),
+    end: toQuantity(c.end),
+    root: bytesToHex(c.root),
+    proposer: address(c.proposer),
+    signers: c.signers.map(address),
+    baseTxHash: c.baseTxHash === undefined ? null : bytesToHex(c.baseTxHash),
+  }
+}
+
+function checkpoints(b: Backend): NonNullable<Backend['checkpoints']> {
+  if (b.checkpoints === undefined) throw new NoCheckpointServiceError()
+  return b.checkpoints
+}
+
+async function blockProofJson(b: Backend, number: bigint) {
+  const source = checkpoints(b)
+  const checkpoint = await source.checkpointOfBlock(number)
+  if (checkpoint === undefined) throw new NotCheckpointedError(number, (await source.latest())?.end)
+  const proved = proveBlock(b, checkpoint, number)
+  return {
+    checkpoint: checkpointJson(checkpoint),
+    blockNumber: toQuantity(number),
+    blockHash: bytesToHex(proved.blockHash),
+    index: toQuantity(proved.index),
+    proof: bytesToHex(proved.proof),
+  }
+}
+
+async function exitPayloadJson(b: Backend, txHash: Uint8Array, logIndex: bigint) {
+  const out = await buildExitPayload(b, checkpoints(b), { txHash, logIndex, scope: 'block' })
+  return {
+    payload: bytesToHex(out.payload),
+    checkpoint: checkpointJson(out.checkpoint),
+    blockNumber: toQuantity(out.blockNumber),
+    blockHash: bytesToHex(out.blockHash),
+    txIndex: toQuantity(out.txIndex),
+    logIndex: toQuantity(out.logIndex),
+    blockLogIndex: toQuantity(out.blockLogIndex),
+  }
+}
+
 export const validatorsNamespace: Namespace<Backend> = {
   name: 'validators',
   methods: {
@@ -154,5 +229,7 @@ export const validatorsNamespace: Namespace<Backend> = {
       spanJson(b, spanOf(b.head().header.number + 1n, spans(b).params.spanBlocks)),
     ),
     validators_getValidators: method([optional(BlockTag, LATEST)], (b, [ref]) => validatorsAt(b, ref)),
+    validators_getBlockProof: method([Uint64], (b, [number]) => blockProofJson(b, number)),
+    validators_getExitPayload: method([Hash, Uint64], (b, [txHash, logIndex]) => exitPayloadJson(b, txHash, logIndex)),
   },
 }

@@ -50,6 +50,7 @@ export {
   Data,
   FilterId,
   FloatArray,
+  GoUint64,
   Hash,
   HexOrDecimal64,
   Quantity,

@@ -14,7 +14,7 @@ import { goDecoder } from './decoder.js'
 import {
   bigText,
   bytesText,
-  type GoDecodeError,
+  GoDecodeError,
   kindMismatch,
   plainError,
   uint64Text,
@@ -28,6 +28,21 @@ export const Quantity: ParamDecoder<bigint> = goDecoder((raw) => unmarshalHex(ra
 
 /** QUANTITY up to 64 bits (geth `hexutil.Uint64`): gas, nonces, counts. */
 export const Uint64: ParamDecoder<bigint> = goDecoder((raw) => unmarshalHex(raw, 'hexutil.Uint64', uint64Text))
+
+/**
+ * A plain Go `uint64` param (Bor's bor_getRootHash(start, end uint64)): a bare JSON number, as
+ * encoding/json reads it. A string, a negative, fractional or over-64-bit number is
+ * `json: cannot unmarshal number -1 into Go value of type uint64`; null leaves the zero value.
+ * Numbers are read after JSON.parse, so an integer above 2^53 is taken as the double it parses to.
+ */
+export const GoUint64: ParamDecoder<bigint> = goDecoder((raw) => {
+  if (raw === null) return 0n
+  if (typeof raw !== 'number') throw kindMismatch(raw, 'uint64')
+  if (!Number.isInteger(raw) || raw < 0 || BigInt(raw) > MAX_UINT64) {
+    throw new GoDecodeError(`number ${JSON.stringify(raw)}`, 'uint64', true)
+  }
+  return BigInt(raw)
+})
 
 /** QUANTITY up to 64 bits under geth's `hexutil.Uint` name (indices such as a transaction's position in a block). */
 export const Uint: ParamDecoder<bigint> = goDecoder((raw) => unmarshalHex(raw, 'hexutil.Uint', uint64Text))
