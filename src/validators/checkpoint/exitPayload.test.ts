@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verifyMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+import { bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import {
@@ -19,7 +19,7 @@ import {
   FixedCheckpoints,
   openBurnChain,
 } from '../../../test/helpers/burnChain.js'
-import type { StoredReceipt } from '../../chain/receipt.js'
+import type { LogTuple, StoredReceipt } from '../../chain/receipt.js'
 import { keccak256 } from '../../util/keccak.js'
 import {
   CheckpointRootMismatchError,
@@ -29,7 +29,7 @@ import {
   NotCheckpointedError,
   ReceiptsRootMismatchError,
 } from './errors.js'
-import { buildExitPayload, type ExitChainReader, isBurnLog } from './exitPayload.js'
+import { buildExitPayload, type ExitChainReader, isBurnLog, TRANSFER_TOPIC_HEX } from './exitPayload.js'
 import { verifyBlockProof } from './root.js'
 
 let dir: string
@@ -155,5 +155,26 @@ describe('buildExitPayload', () => {
     await expect(buildExitPayload(damaged, c.source, { txHash: c.tx.typedCall, logIndex: 1n })).rejects.toThrow(
       ReceiptsRootMismatchError,
     )
+  })
+})
+
+describe('isBurnLog', () => {
+  const word = (fill: number, at = 31) => {
+    const w = new Uint8Array(32)
+    w[at] = fill
+    return w
+  }
+  const signature = hexToBytes(TRANSFER_TOPIC_HEX)
+  const owner = word(0xaa, 12)
+  const burn: LogTuple = [new Uint8Array(20), [signature, owner, new Uint8Array(32)], word(5)]
+
+  it('is an ERC-20 Transfer of a non-zero amount from a clean address to address(0)', () => {
+    expect(isBurnLog(burn)).toBe(true)
+    expect(isBurnLog([burn[0], [signature, owner, word(1)], burn[2]])).toBe(false) // to someone
+    expect(isBurnLog([burn[0], burn[1], new Uint8Array(32)])).toBe(false) // zero amount: nothing to pay
+    expect(isBurnLog([burn[0], [signature, word(1, 0), new Uint8Array(32)], burn[2]])).toBe(false) // dirty from
+    expect(isBurnLog([burn[0], [word(1), owner, new Uint8Array(32)], burn[2]])).toBe(false) // another event
+    expect(isBurnLog([burn[0], [...burn[1], word(7)], burn[2]])).toBe(false) // ERC-721's Transfer has 4 topics
+    expect(isBurnLog([burn[0], burn[1], new Uint8Array(64)])).toBe(false)
   })
 })

@@ -60,18 +60,24 @@ const TRANSFER_TOPICS = 3
 /** Bytes of a Transfer's data: the amount (uint256). */
 const TRANSFER_DATA_BYTES = 32
 
+/** Bytes of padding before an address in a 32-byte topic. */
+const ADDRESS_PADDING_BYTES = 12
+
 /**
- * isBurnLog tells whether a log is a burn as the exit vault accepts it: an ERC-20
- * Transfer(from = owner, to = address(0), amount) — what OpenZeppelin's _burn emits and Polygon's
- * ERC20Predicate exits. The token (the log's address) being mapped is the vault's check.
+ * isBurnLog tells whether a log is a burn as the exit vault (contracts/checkpoint/ExitVault.sol)
+ * pays it: an ERC-20 Transfer(from = owner, to = address(0), amount > 0) with clean address topics
+ * — what OpenZeppelin's _burn emits and Polygon's ERC20Predicate exits. Whether the token (the
+ * log's address) is mapped is the vault's check.
  */
 export function isBurnLog(log: LogTuple): boolean {
   const [, topics, data] = log
+  if (topics.length !== TRANSFER_TOPICS || data.length !== TRANSFER_DATA_BYTES) return false
+  const [signature, from, to] = topics as [Uint8Array, Uint8Array, Uint8Array]
   return (
-    topics.length === TRANSFER_TOPICS &&
-    Buffer.compare(topics[0] as Uint8Array, TRANSFER_TOPIC) === 0 &&
-    (topics[2] as Uint8Array).every((b) => b === 0) &&
-    data.length === TRANSFER_DATA_BYTES
+    Buffer.compare(signature, TRANSFER_TOPIC) === 0 &&
+    from.subarray(0, ADDRESS_PADDING_BYTES).every((b) => b === 0) &&
+    to.every((b) => b === 0) &&
+    data.some((b) => b !== 0)
   )
 }
 
