@@ -12,10 +12,11 @@ import {RlpReader} from "./RlpReader.sol";
 ///              more, else the child node itself (inline list), or empty (no child)
 ///   hexPrefix: first nibble = 2*isLeaf + isOddLength, then a zero nibble when the length is even
 ///
-/// The first proof node must hash to the root; each next one must hash to the reference its parent
-/// holds for the key's next nibbles (inline children are read in place, they are covered by their
-/// parent's hash). The walk ends at a leaf whose path is the rest of the key, or at a branch's
-/// value slot when the key is used up; proof nodes left over after that are refused.
+/// The proof is an RLP list whose items are the nodes, each either in place (a list) or wrapped in
+/// a byte string. The first proof node must hash to the root; each next one must hash to the
+/// reference its parent holds for the key's next nibbles (inline children are read in place, they
+/// are covered by their parent's hash). The walk ends at a leaf whose path is the rest of the key,
+/// or at a branch's value slot when the key is used up; proof nodes left over are refused.
 library MerklePatriciaProof {
     using RlpReader for bytes;
 
@@ -57,6 +58,7 @@ library MerklePatriciaProof {
         if (key.length > MAX_KEY_BYTES) revert MptKeyTooLong(key.length);
         if (proof.length == 0) revert MptEmptyProof();
         (bytes calldata node, bytes calldata rest) = proof.next();
+        node = unwrap(node);
         if (keccak256(node) != root) revert MptBadNodeHash(0);
         return walk(node, rest, toNibbles(key));
     }
@@ -98,7 +100,15 @@ library MerklePatriciaProof {
         if (ref.length != 32) revert MptBadNode(nodeIndex - 1);
         if (rest.length == 0) revert MptProofTooShort();
         (node, remaining) = rest.next();
+        node = unwrap(node);
         if (keccak256(node) != bytes32(ref)) revert MptBadNodeHash(nodeIndex);
+    }
+
+    /// unwrap returns a proof node's RLP: the item itself when the node is in the list as a list,
+    /// the string's contents when it is wrapped in a byte string (eth_getProof's hex strings, RLP-
+    /// encoded as they come).
+    function unwrap(bytes calldata item) private pure returns (bytes calldata) {
+        return item.isList() ? item : item.stringPayload();
     }
 
     /// step reads one node at key position `at`: either the value (`done`, `next` = the value's
