@@ -61,11 +61,13 @@ export function proofDepth(length: number): number {
   return Math.log2(nextPowerOfTwo(length))
 }
 
+/** One reused input buffer for hashPair (keccak256 copies its input into its own state). */
+const PAIR = new Uint8Array(2 * HASH_BYTES)
+
 function hashPair(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(2 * HASH_BYTES)
-  buf.set(left, 0)
-  buf.set(right, HASH_BYTES)
-  return keccak256(buf)
+  PAIR.set(left, 0)
+  PAIR.set(right, HASH_BYTES)
+  return keccak256(PAIR)
 }
 
 function checkLeaves(hashes: readonly Uint8Array[]): void {
