@@ -33,7 +33,8 @@ export const Uint64: ParamDecoder<bigint> = goDecoder((raw) => unmarshalHex(raw,
  * A plain Go `uint64` param (Bor's bor_getRootHash(start, end uint64)): a bare JSON number, as
  * encoding/json reads it. A string, a negative, fractional or over-64-bit number is
  * `json: cannot unmarshal number -1 into Go value of type uint64`; null leaves the zero value.
- * Numbers are read after JSON.parse, so an integer above 2^53 is taken as the double it parses to.
+ * Numbers are read after JSON.parse: an integer above 2^53 is taken as the double it parses to, and
+ * `1e3` or `5.0` as the integers they denote (Go refuses both spellings).
  */
 export const GoUint64: ParamDecoder<bigint> = goDecoder((raw) => {
   if (raw === null) return 0n
