@@ -32,6 +32,7 @@ import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
 import { settleChainDefaults } from './config/presets.js'
 import type { IbexConfig } from './config/types.js'
 import { decodeExtra } from './consensus/ibft/index.js'
+import { type CheckpointLayer, checkCheckpointConfig, openCheckpointLayer } from './consensus/checkpoints.js'
 import type { RunningNetwork } from './consensus/ibftNetwork.js'
 import { SingleValidatorSealer } from './consensus/sealer.js'
 import { spanParamsOf } from './consensus/spanParams.js'
@@ -141,6 +142,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const log = createLogger(config.logLevel, config.logFormat)
   // a bad span setting is refused before anything opens (ConfigError)
   const spans = spanParamsOf(config) !== undefined
+  checkCheckpointConfig(config.checkpoint)
   const chain = await openChain(config, log)
   const { db, store, common, trie, validatorKey } = chain
   const rules = settleChainDefaults(config, { chainId: common.chainId(), ibft: chain.engine === 'ibft' })
@@ -153,6 +155,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   let rpc: RunningRpc | undefined
   let exec: ExecPool | undefined
   let ops: NodeOps | undefined
+  let checkpoints: CheckpointLayer | undefined
   try {
     await backfillLogIndex(store, log)
     const { loaded, kept } = await pool.start()
@@ -202,6 +205,8 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     // before the network: span checks read the DAO's validator set on its call lane
     exec = openExecPool(config, chain, log)
     const workersFor = exec
+    // checkpoints to the base chain (issue 20): read by every node, voted and submitted by validators
+    checkpoints = openCheckpointLayer(config.checkpoint, log)
     // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)
     if (chain.engine === 'ibft' && config.p2p !== undefined) {
       // loaded only here: libp2p costs start-up time a node without p2p (the dev chain) need not pay
@@ -217,6 +222,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         // with spans a key outside today's committee still runs the engine: a later span may draw it
         validatorKey: (isValidator && validators.length > 1) || (spans && !soleValidator) ? validatorKey : undefined,
         viewCaller: execPoolCaller(workersFor, () => store.head.header.number),
+        checkpoints,
         log,
       })
     } else if (isValidator && validators.length > 1) {
@@ -234,10 +240,26 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
       exec,
       network,
       validators: validators.length,
+      checkpoints: checkpoints?.status,
       log,
     })
     rpc = await createRpcServer(
-      { config: rules, db, store, common, pool, engine: chain.engine, sealer, log, events, exec, network, devChain },
+      {
+        config: rules,
+        db,
+        store,
+        common,
+        pool,
+        engine: chain.engine,
+        sealer,
+        log,
+        events,
+        exec,
+        network,
+        devChain,
+        checkpoints: checkpoints?.history,
+        checkpointStatus: checkpoints?.status,
+      },
       ops.rpc,
     )
     sealer?.start()
@@ -249,6 +271,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   } catch (err) {
     await rpc?.stop()
     await ops?.stop()
+    checkpoints?.stop()
     await network?.stop().catch(() => undefined)
     await pool.stop().catch(() => undefined)
     await exec?.close()
@@ -258,6 +281,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   const running = rpc
   const workers = exec
   const nodeOps = ops
+  const checkpointLayer = checkpoints
   let stopping: Promise<void> | undefined
   return {
     url: running.url,
@@ -274,6 +298,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
           { ...drain },
         )
         await nodeOps.stop()
+        checkpointLayer?.stop()
         await network?.stop()
         await sealer?.stop()
         await pool.stop()

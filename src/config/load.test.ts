@@ -356,6 +356,20 @@ trusted_proxies = ["127.0.0.1"]
 unlocked_accounts = true
 cheats = true
 mine_max_blocks = 5
+[checkpoint]
+enabled = true
+base_rpc = "http://127.0.0.1:8600"
+base_chain_id = 31337
+manager = "0x00000000000000000000000000000000000000AA"
+vault = "0x00000000000000000000000000000000000000bb"
+key_file = "keys/submit.key"
+interval = "20s"
+max_blocks = 64
+base_confirmations = 2
+grace = "1s"
+proposer_timeout = "9s"
+uptime_window = 50
+poll_interval = "500ms"
 `
 
   it('reads every key; paths resolve against the file', () => {
@@ -439,6 +453,21 @@ mine_max_blocks = 5
         trustedProxies: ['127.0.0.1'],
       },
       dev: { unlockedAccounts: true, cheats: true, mineMaxBlocks: 5 },
+      checkpoint: {
+        enabled: true,
+        baseRpc: 'http://127.0.0.1:8600',
+        baseChainId: 31337,
+        manager: '0x00000000000000000000000000000000000000aa',
+        vault: '0x00000000000000000000000000000000000000bb',
+        keyFile: join(dir, 'keys/submit.key'),
+        intervalMs: 20_000,
+        maxBlocks: 64,
+        baseConfirmations: 2,
+        graceMs: 1000,
+        proposerTimeoutMs: 9000,
+        uptimeWindow: 50,
+        pollIntervalMs: 500,
+      },
     })
   })
 
@@ -482,9 +511,9 @@ mine_max_blocks = 5
     ],
     [
       'netwrk = "dev"\n',
-      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev])',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev], [checkpoint])',
     ],
-    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev])'],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev], [checkpoint])'],
     ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
     ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
     ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],

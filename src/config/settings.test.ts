@@ -102,6 +102,21 @@ const MAINNET = {
     trustedProxies: [],
   },
   dev: { unlockedAccounts: false, cheats: undefined, mineMaxBlocks: 10_000 },
+  checkpoint: {
+    enabled: false,
+    baseRpc: '',
+    baseChainId: 0,
+    manager: '',
+    vault: '',
+    keyFile: undefined,
+    intervalMs: 1_800_000,
+    maxBlocks: 1024,
+    baseConfirmations: 12,
+    graceMs: 10_000,
+    proposerTimeoutMs: 300_000,
+    uptimeWindow: 700,
+    pollIntervalMs: 10_000,
+  },
 }
 
 describe('the settings table', () => {

@@ -118,6 +118,28 @@ const HTTP_PORT = 8545
 /** The port geth and most clients listen for peers on. */
 const P2P_PORT = 30303
 
+/**
+ * CHECKPOINT_MAX_BLOCKS (1,024, Heimdall's max_checkpoint_length; src/validators/checkpoint/root.ts
+ * holds the same bound): a block's proof is at most 10 hashes and a vote recomputes at most 1,024
+ * block hashes; 30 minutes of 1 s blocks (1,800) go out as two checkpoints back to back.
+ */
+const CHECKPOINT_MAX_BLOCKS = 1024
+/** MAX_UPTIME_WINDOW: checkpoints read for uptime (three windows are kept for the health rule). */
+const MAX_UPTIME_WINDOW = 10_000
+const MINUTE_MS = 60_000
+
+/** A 20-byte hex address, or "" (none). */
+const ADDRESS: Kind<string> = {
+  parse(raw) {
+    if (raw === '') return ''
+    if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(raw))
+      throw new ValueProblem('expected a 0x-prefixed 20-byte hex address')
+    return raw.toLowerCase()
+  },
+  show: (v) => (v === '' ? '"" (none)' : v),
+  metavar: 'ADDRESS',
+}
+
 const SYMBOL: Kind<string> = { parse: parseTokenSymbol, show: String, metavar: 'SYMBOL' }
 
 /** SETTINGS: every setting, in help order (TOML keys of a section keep this order in messages). */
@@ -263,6 +285,28 @@ export const SETTINGS: readonly Setting[] = [
   // anvil's and hardhat's test controls; they rewrite the chain's state, so only where this node seals alone
   row({ key: 'dev.cheats', flag: 'dev.cheats', kind: bool, default: unset('on for --network dev without --genesis, else off'), help: 'serve evm_mine, evm_increaseTime, evm_setNextBlockTimestamp and anvil_/hardhat_ mine, setBalance, setCode, setStorageAt, setNonce (namespaces evm, anvil, hardhat of [jsonrpc] api); refused on chain ids 786 and 7860 and where this node is not the sole validator' }),
   row({ key: 'dev.mine_max_blocks', flag: 'dev.mine-max-blocks', kind: int(1, 1_000_000), default: MINE_MAX_BLOCKS, help: 'most blocks one anvil_mine / hardhat_mine seals (each is a committed block)' }),
+
+  // checkpoints (issue 20): off until an operator deploys the base-chain contracts and names them here
+  row({ key: 'checkpoint.enabled', flag: 'checkpoint', kind: bool, default: false, help: "sign checkpoints of this chain for the base chain's CheckpointManager and submit them when this validator proposes (needs a validator key and the keys below)" }),
+  row({ key: 'checkpoint.base_rpc', flag: 'checkpoint.base-rpc', kind: url(HTTP_SCHEMES, true), default: '', help: 'JSON-RPC URL of the base chain the checkpoints go to' }),
+  row({ key: 'checkpoint.base_chain_id', flag: 'checkpoint.base-chain-id', kind: int(0), default: 0, help: "the base chain's id, signed into every checkpoint (0 = not set; required when checkpoints are on, checked against the base chain's eth_chainId)" }),
+  row({ key: 'checkpoint.manager', flag: 'checkpoint.manager', kind: ADDRESS, default: '', help: 'CheckpointManager address on the base chain (ibex checkpoint deploy prints it)' }),
+  row({ key: 'checkpoint.vault', flag: 'checkpoint.vault', kind: ADDRESS, default: '', help: 'ExitVault address on the base chain (for withdrawals; informational to the node)' }),
+  // the signer key pays by default: one key per validator to fund, nothing more to keep
+  row({ key: 'checkpoint.key_file', flag: 'checkpoint.key', kind: file(), default: unset('the validator key'), help: "file with the private key (hex) of the base-chain account that pays for this validator's submissions; it must hold base-chain coin" }),
+  // VALIDATORS.md: about every 30 minutes (Polygon's cadence)
+  row({ key: 'checkpoint.interval', to: 'checkpoint.intervalMs', flag: 'checkpoint.interval', kind: duration(1000), default: 30 * MINUTE_MS, help: 'a checkpoint is proposed this long after the last one was committed (sooner when max_blocks blocks wait)' }),
+  row({ key: 'checkpoint.max_blocks', flag: 'checkpoint.max-blocks', kind: int(1, CHECKPOINT_MAX_BLOCKS, 'BLOCKS'), default: CHECKPOINT_MAX_BLOCKS, help: "most blocks in one checkpoint (at most 1024 and the contract's maxBlocks; a longer backlog goes out as several checkpoints back to back)" }),
+  // Ethereum mainnet: a dozen blocks (~2.5 min) make a reorg of the submission practically impossible
+  row({ key: 'checkpoint.base_confirmations', flag: 'checkpoint.confirmations', kind: int(1, 1000, 'BLOCKS'), default: 12, help: 'base-chain blocks including and on top of a submission before it counts as done (1 = included)' }),
+  // the seed wants every validator's signature: a few seconds let the late ones in without delaying the cadence
+  row({ key: 'checkpoint.grace', to: 'checkpoint.graceMs', flag: 'checkpoint.grace', kind: duration(0), default: 10_000, help: 'once signers holding > 2/3 of the power signed, the proposer waits this long for the other signatures (0 = submit at once)' }),
+  // a sixth of the cadence: a dead proposer costs minutes, a slow base chain does not cause needless handovers
+  row({ key: 'checkpoint.proposer_timeout', to: 'checkpoint.proposerTimeoutMs', flag: 'checkpoint.proposer-timeout', kind: duration(1000), default: 5 * MINUTE_MS, help: 'a proposer whose checkpoint is not committed this long after it was due hands over to the next in proposer priority' }),
+  // Polygon's monitoring period
+  row({ key: 'checkpoint.uptime_window', flag: 'checkpoint.uptime-window', kind: int(1, MAX_UPTIME_WINDOW, 'CHECKPOINTS'), default: 700, help: 'uptime = checkpoints signed over the last this many checkpoints (since the validator joined)' }),
+  // about Ethereum's block time
+  row({ key: 'checkpoint.poll_interval', to: 'checkpoint.pollIntervalMs', flag: 'checkpoint.poll-interval', kind: duration(100), default: 10_000, help: "how often the base chain's CheckpointManager is read (last checkpoint, signers, events)" }),
 ]
 
 /** OPTIONAL_SECTIONS: sections IbexConfig leaves undefined until one of their keys is set. */

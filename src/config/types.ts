@@ -215,6 +215,40 @@ export interface IbexConfig {
   faucet: FaucetConfig
   /** Dev-chain comforts ([dev]). */
   dev: DevConfig
+  /** Checkpoints to a base chain and uptime (issue 20, src/validators/checkpoint). */
+  checkpoint: CheckpointConfig
+}
+
+/**
+ * Checkpoints ([checkpoint]): a validator signs checkpoints of the chain for the base chain's
+ * CheckpointManager and the proposer submits them (VALIDATORS.md, "Checkpoints"). Off by default.
+ */
+export interface CheckpointConfig {
+  enabled: boolean
+  /** JSON-RPC URL of the base chain; "" = not configured. */
+  baseRpc: string
+  /** The base chain's id (part of every checkpoint signature); 0 = not configured. */
+  baseChainId: number
+  /** CheckpointManager address on the base chain (0x…); "" = not configured. */
+  manager: string
+  /** ExitVault address on the base chain (0x…); "" = none. */
+  vault: string
+  /** Key of the account paying for submissions on the base chain; undefined = the validator key. */
+  keyFile: string | undefined
+  /** A checkpoint is proposed this long after the last one was committed, ms. */
+  intervalMs: number
+  /** Most blocks in one checkpoint (at most the contract's maxBlocks). */
+  maxBlocks: number
+  /** Base-chain blocks on top of a submission before it counts as done. */
+  baseConfirmations: number
+  /** After > 2/3 of the power signed, the proposer waits this long for the rest, ms. */
+  graceMs: number
+  /** A proposer that has not got its checkpoint committed after this long hands over to the next, ms. */
+  proposerTimeoutMs: number
+  /** Uptime is measured over this many checkpoints. */
+  uptimeWindow: number
+  /** The base chain is read this often, ms. */
+  pollIntervalMs: number
 }
 
 /** Dev-chain comforts ([dev]): what anvil and hardhat users expect of a local chain. */

@@ -18,6 +18,9 @@
  * validator runs SpanConsent (spanConsent.ts): its consents share the IBFT topic, told apart by
  * their first byte. A key outside the current committee still runs the engine (idle until a
  * span draws it) and consents when the DAO's set names it.
+ *
+ * With [checkpoint] enabled (issue 20) a validator also runs the checkpoint service
+ * (checkpoints.ts): its votes share the IBFT topic too, tagged 0x43.
  */
 import { join } from 'node:path'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
@@ -35,6 +38,7 @@ import type { TrieStore } from '../state/index.js'
 import type { TxPool } from '../txpool/index.js'
 import { FileIbftStateStore, IBFT_STATE_FILE } from './ibft/persist.js'
 import { IbftValidator } from './ibftValidator.js'
+import type { CheckpointLayer } from './checkpoints.js'
 import { isConsentWire, SpanConsent } from './spanConsent.js'
 import { spanParamsOf } from './spanParams.js'
 import {
@@ -57,6 +61,8 @@ export interface IbftNetworkDeps {
   validatorKey: { privateKey: Uint8Array; address: string } | undefined
   /** View calls at a block's state (the exec pool's call lane): the validator set for spans. */
   viewCaller?: ViewCaller
+  /** The checkpoint layer ([checkpoint] enabled, issue 20): a validator votes through the IBFT topic. */
+  checkpoints?: CheckpointLayer
   log: Logger
 }
 
@@ -171,8 +177,21 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
         committees,
       })
       const v = validator
+      const cp = deps.checkpoints
+      if (cp !== undefined) {
+        if (caller === undefined) throw new Error('checkpoints need a view caller (the exec pool)')
+        cp.startService({
+          childChainId: common.chainId(),
+          store,
+          datadir: config.datadir,
+          signer: { key: key.privateKey, address },
+          daoSetAt: (hash) => readValidatorSet(caller, hash),
+          broadcast: (wire) => net.broadcastIbft(wire),
+        })
+      }
       net.onIbftMessage((wire) => {
         if (isConsentWire(wire)) c?.receive(wire)
+        else if (cp?.isVote(wire) === true) cp.receive(wire)
         else v.engine.receive(wire)
       })
       net.onIbftPeer(() => {

@@ -21,6 +21,7 @@ import type { ChainStore } from '../chain/store.js'
 import { packageRoot } from '../config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from '../config/keys.js'
 import type { IbexConfig } from '../config/types.js'
+import type { CheckpointStatusView } from '../consensus/checkpoints.js'
 import { decodeExtra } from '../consensus/ibft/index.js'
 import type { ExecPool } from '../exec/pool/index.js'
 import type { ChainEvents } from '../filters/index.js'
@@ -44,6 +45,8 @@ export interface NodeOpsDeps {
   network: NetworkInfo | undefined
   /** Validators in the head's set (several = consensus needs peers). */
   validators: number
+  /** Checkpoints and uptime ([checkpoint] enabled): the uptime gauges. */
+  checkpoints?: CheckpointStatusView
   log: Logger
 }
 
@@ -137,6 +140,7 @@ export async function startNodeOps(d: NodeOpsDeps): Promise<NodeOps> {
       peers: d.network === undefined ? undefined : () => (d.network as NetworkInfo).peerCount(),
       execPool: exec === undefined ? undefined : () => exec.stats(),
       roundOf: d.engine === 'ibft' ? (block) => decodeExtra(block.header.extraData).round : undefined,
+      checkpoints: d.checkpoints,
     },
     { version: packageVersion(), network: config.network, chainId: d.chainId.toString() },
   )

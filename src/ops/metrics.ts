@@ -17,9 +17,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 
+import { bytesToHex } from '@ethereumjs/util'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { CheckpointStatusView } from '../consensus/checkpoints.js'
+import { type Health, UPTIME_SCALE } from '../validators/checkpoint/uptime.js'
 import type { Refusal } from '../rpc/server/limits.js'
 import type { HttpObserver } from '../rpc/server/http.js'
 
@@ -31,6 +34,8 @@ export const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 export const BLOCK_INTERVAL_BUCKETS_S = [0.1, 0.25, 0.5, 1, 1.5, 2, 2.5, 3, 5, 10, 20, 60]
 /** The database directory is measured at most this often: a scrape must not walk it every time. */
 export const DB_SIZE_REFRESH_MS = 15_000
+/** Health states in the order of the ibex_checkpoint_health gauge's values. */
+const HEALTH_LEVELS: readonly Health[] = ['healthy', 'grace period', 'notice of deficiency', 'final notice']
 /** Label of every method not served (typos, probes). */
 export const OTHER_METHOD = 'other'
 
@@ -44,6 +49,8 @@ export interface MetricsSources {
   execPool?: () => Record<string, { threads: number; queued: number; completed: number } | undefined>
   /** The IBFT round a block was decided in (from its extraData); undefined for other engines. */
   roundOf?: (block: ChainBlock) => bigint | undefined
+  /** Checkpoints on the base chain and the signers' uptime ([checkpoint] enabled). */
+  checkpoints?: CheckpointStatusView
 }
 
 export interface NodeInfoLabels {
@@ -240,6 +247,39 @@ export class NodeMetrics implements HttpObserver {
         this.set(self.databaseSize(Date.now()))
       },
     })
+    const checkpoints = sources.checkpoints
+    if (checkpoints !== undefined) {
+      new Gauge({
+        name: 'ibex_checkpoint_count',
+        help: 'Checkpoints stored in the base chain\'s CheckpointManager (as of the last read)',
+        registers,
+        collect() {
+          this.set(Number(checkpoints.count()))
+        },
+      })
+      new Gauge({
+        name: 'ibex_checkpoint_uptime_ratio',
+        help: 'Share of the last [checkpoint] uptime_window checkpoints each current signer signed (since it joined), 0..1',
+        labelNames: ['signer'],
+        registers,
+        collect() {
+          this.reset()
+          for (const v of checkpoints.lastUptime()?.validators ?? [])
+            this.set({ signer: bytesToHex(v.signer) }, Number(v.uptimePpm) / Number(UPTIME_SCALE))
+        },
+      })
+      new Gauge({
+        name: 'ibex_checkpoint_health',
+        help: 'Health of each current signer by the performance rule: 0 healthy, 1 grace period, 2 notice of deficiency, 3 final notice',
+        labelNames: ['signer'],
+        registers,
+        collect() {
+          this.reset()
+          for (const v of checkpoints.lastUptime()?.validators ?? [])
+            this.set({ signer: bytesToHex(v.signer) }, HEALTH_LEVELS.indexOf(v.health))
+        },
+      })
+    }
     this.#other = this.#makeChildren(OTHER_METHOD)
   }
 

@@ -39,6 +39,7 @@ import type { FilterSystem } from '../filters/index.js'
 import type { NetworkInfo } from '../p2p/network.js'
 import type { PoolContent, PoolStats, PoolTx } from '../txpool/index.js'
 import type { CheckpointSource } from '../validators/checkpoint/index.js'
+import type { CheckpointStatusView } from '../consensus/checkpoints.js'
 import type { Committee, SpanParams } from '../validators/index.js'
 import { HeaderForHashNotFoundError } from '../filters/errors.js'
 import { HeaderNotFoundError, ServerError } from './errors.js'
@@ -183,6 +184,8 @@ export interface Backend {
   readonly spans: SpanView | undefined
   /** Checkpoints committed on the base chain (the checkpoint service, issue 20); undefined when the node runs none. */
   readonly checkpoints: CheckpointSource | undefined
+  /** Count, proposals being voted and uptime of checkpoints ([checkpoint] enabled); undefined otherwise. */
+  readonly checkpointStatus: CheckpointStatusView | undefined
 }
 
 /** The block a reference names, or undefined (block-returning methods answer null). */

@@ -8,6 +8,7 @@
  * `[exec] trace_max_bytes`, the response cap) are added, so a namespace only names the block
  * and the message.
  */
+import type { CheckpointStatusView } from '../consensus/checkpoints.js'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
@@ -74,6 +75,8 @@ export interface BackendDeps {
   devChain?: DevChain
   /** Committed checkpoints, from the checkpoint service; undefined when the node runs none. */
   checkpoints?: CheckpointSource
+  /** Checkpoint count, proposals and uptime ([checkpoint] enabled, src/consensus/checkpoints.ts). */
+  checkpointStatus?: CheckpointStatusView
 }
 
 /** Meta key under which the node keeps the genesis it was initialised from (src/node.ts). */
@@ -110,6 +113,7 @@ export class NodeBackend implements Backend {
   /** Span committees from the chain's headers (issue 19); undefined when spans are off. */
   readonly spans: SpanView | undefined
   readonly checkpoints: CheckpointSource | undefined
+  readonly checkpointStatus: CheckpointStatusView | undefined
   /** New blocks and pending transactions (WebSocket subscriptions). */
   readonly events: ChainEvents
   /** Every WebSocket connection's subscriptions, behind one listener on `events`. */
@@ -143,6 +147,7 @@ export class NodeBackend implements Backend {
     this.network = deps.network
     this.events = deps.events
     this.checkpoints = deps.checkpoints
+    this.checkpointStatus = deps.checkpointStatus
     const spanParams = deps.engine === 'ibft' ? spanParamsOf(deps.config) : undefined
     this.spans =
       spanParams === undefined

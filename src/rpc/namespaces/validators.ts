@@ -34,6 +34,9 @@
  * of 10,000; baseTxHash null when unknown). Without a checkpoint service both answer -32000
  * `no checkpoint service is configured on this node`; a block no committed checkpoint holds yet,
  * -32000 `block N is not checkpointed yet (…)`.
+ *
+ * Checkpoints themselves (validators_getCheckpoint, …CheckpointCount, …CheckpointProposal,
+ * …CheckpointOfBlock) and uptime (validators_getUptime) are in checkpointStatus.ts.
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
@@ -42,7 +45,6 @@ import { toQuantity } from '../../util/hex.js'
 import { keccak256 } from '../../util/keccak.js'
 import {
   buildExitPayload,
-  type Checkpoint,
   NoCheckpointServiceError,
   NotCheckpointedError,
   proveBlock,
@@ -59,6 +61,7 @@ import { type Backend, stateBlock } from '../backend.js'
 import { ServerError } from '../errors.js'
 import { BlockTag, Hash, LATEST, optional, Uint64 } from '../params/index.js'
 import { method, type Namespace } from '../types.js'
+import { checkpointJson, checkpointMethods } from './checkpointStatus.js'
 import { address, backendCaller, committeeAt, validatorSetAt } from './spanReads.js'
 
 export const SPANS_OFF = 'spans are off on this node ([ibft] span_blocks = 0)'
@@ -167,28 +170,6 @@ async function validatorsAt(b: Backend, ref: Parameters<typeof stateBlock>[1]): 
   )
 }
 
-export interface CheckpointJson {
-  id: string
-  start: string
-  end: string
-  root: string
-  proposer: string
-  signers: string[]
-  baseTxHash: string | null
-}
-
-function checkpointJson(c: Checkpoint): CheckpointJson {
-  return {
-    id: toQuantity(c.id),
-    start: toQuantity(c.start),
-    end: toQuantity(c.end),
-    root: bytesToHex(c.root),
-    proposer: address(c.proposer),
-    signers: c.signers.map(address),
-    baseTxHash: c.baseTxHash === undefined ? null : bytesToHex(c.baseTxHash),
-  }
-}
-
 function checkpoints(b: Backend): NonNullable<Backend['checkpoints']> {
   if (b.checkpoints === undefined) throw new NoCheckpointServiceError()
   return b.checkpoints
@@ -231,5 +212,7 @@ export const validatorsNamespace: Namespace<Backend> = {
     validators_getValidators: method([optional(BlockTag, LATEST)], (b, [ref]) => validatorsAt(b, ref)),
     validators_getBlockProof: method([Uint64], (b, [number]) => blockProofJson(b, number)),
     validators_getExitPayload: method([Hash, Uint64], (b, [txHash, logIndex]) => exitPayloadJson(b, txHash, logIndex)),
+    // checkpoints, their proposal and uptime (checkpointReads.ts)
+    ...checkpointMethods,
   },
 }
