@@ -34,15 +34,17 @@ contract CheckpointManager {
     /// MAX_BLOCKS_LIMIT: the largest maxBlocks accepted; a block's proof against the root then has
     /// at most 16 siblings.
     uint256 public constant MAX_BLOCKS_LIMIT = 65_536;
-    /// MAX_TOTAL_POWER: a set's total power stays below this so that power * 3 never overflows
-    /// (all the coin there will ever be, in wei, is far below it).
-    uint256 public constant MAX_TOTAL_POWER = type(uint128).max;
+    /// MAX_POWER: one validator's power fits in 96 bits, beside its address in one storage word
+    /// (7.9e28: 79 billion coins in wei); MAX_VALIDATORS of them sum far below overflow.
+    uint256 public constant MAX_POWER = type(uint96).max;
     /// Bytes of one signature in `sigs`: r (32) ‖ s (32) ‖ v (1).
     uint256 public constant SIGNATURE_BYTES = 65;
     /// secp256k1's group order / 2: a larger s is the malleable twin of a valid signature (EIP-2).
     uint256 private constant HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0;
     /// First byte of the signed message: marks a checkpoint vote (Polygon's prefix).
     bytes1 private constant DIGEST_PREFIX = 0x01;
+    /// A set entry is signer << POWER_BITS | power.
+    uint256 private constant POWER_BITS = 96;
 
     /// One stored checkpoint (three slots: root; start, end, createdAt; proposer).
     struct HeaderBlock {
@@ -62,12 +64,10 @@ contract CheckpointManager {
     uint256 public currentHeaderBlock;
     /// Sum of the current set's powers.
     uint256 public totalPower;
-    /// The current set's signers, strictly ascending.
-    address[] private _signers;
-    /// Power of each signer, per generation of the set (a new set is a new generation, so the old
-    /// entries need no clearing).
-    mapping(uint256 generation => mapping(address signer => uint256)) private _power;
-    uint256 private _generation;
+    /// The current set, one word per validator: signer << POWER_BITS | power, strictly ascending
+    /// (so ascending by signer). Signatures come in the same order, so they are checked by one walk
+    /// along it, and a set change rewrites one word per validator.
+    uint256[] private _set;
     mapping(uint256 headerBlockId => HeaderBlock) private _headerBlocks;
 
     event NewHeaderBlock(
@@ -201,13 +201,27 @@ contract CheckpointManager {
     }
 
     /// signers returns the current set's signers, ascending.
-    function signers() external view returns (address[] memory) {
-        return _signers;
+    function signers() external view returns (address[] memory out) {
+        uint256 n = _set.length;
+        out = new address[](n);
+        for (uint256 i = 0; i < n; ++i) {
+            out[i] = address(uint160(_set[i] >> POWER_BITS));
+        }
     }
 
     /// powerOf returns `signer`'s power in the current set (0: not in it).
-    function powerOf(address signer) public view returns (uint256) {
-        return _power[_generation][signer];
+    function powerOf(address signer) external view returns (uint256) {
+        uint256 low = 0;
+        uint256 high = _set.length;
+        while (low < high) {
+            uint256 mid = (low + high) / 2;
+            uint256 entry = _set[mid];
+            address at = address(uint160(entry >> POWER_BITS));
+            if (at == signer) return entry & MAX_POWER;
+            if (at < signer) low = mid + 1;
+            else high = mid;
+        }
+        return 0;
     }
 
     /// verifySignatures checks `sigs` over `digest` and returns the signers in order.
@@ -215,27 +229,46 @@ contract CheckpointManager {
         if (sigs.length % SIGNATURE_BYTES != 0) revert BadSignaturesLength(sigs.length);
         uint256 count = sigs.length / SIGNATURE_BYTES;
         signedBy = new address[](count);
-        mapping(address => uint256) storage power = _power[_generation];
+        uint256 setSize = _set.length;
+        uint256 setBase;
+        assembly ("memory-safe") {
+            mstore(0x00, _set.slot)
+            setBase := keccak256(0x00, 0x20)
+        }
+        uint256 next = 0; // the set's next unread entry
         uint256 signed = 0;
         address previous = address(0);
         for (uint256 i = 0; i < count; ++i) {
-            uint256 at = i * SIGNATURE_BYTES;
-            bytes32 r = bytes32(sigs[at:at + 32]);
-            bytes32 s = bytes32(sigs[at + 32:at + 64]);
-            uint8 v = uint8(sigs[at + 64]);
-            if (v != 27 && v != 28) revert BadSignatureV(i, v);
-            if (uint256(s) > HALF_CURVE_ORDER) revert HighS(i);
-            address signer = ecrecover(digest, v, r, s);
-            if (signer == address(0)) revert InvalidSignature(i);
+            address signer = recoverAt(digest, sigs, i);
             if (signer <= previous) revert SignaturesNotAscending(previous, signer);
-            uint256 p = power[signer];
-            if (p == 0) revert UnknownSigner(signer);
-            signed += p;
+            // walk the set up to the signer: entries passed over belong to validators who did not sign
+            uint256 entry = 0;
+            while (next < setSize) {
+                assembly ("memory-safe") {
+                    entry := sload(add(setBase, next))
+                }
+                ++next;
+                if (address(uint160(entry >> POWER_BITS)) >= signer) break;
+            }
+            if (address(uint160(entry >> POWER_BITS)) != signer) revert UnknownSigner(signer);
+            signed += entry & MAX_POWER;
             signedBy[i] = signer;
             previous = signer;
         }
         uint256 total = totalPower;
         if (signed * 3 <= total * 2) revert InsufficientPower(signed, total);
+    }
+
+    /// recoverAt returns the signer of signature `i` of `sigs` over `digest` (v 27 or 28, low s).
+    function recoverAt(bytes32 digest, bytes calldata sigs, uint256 i) private pure returns (address signer) {
+        uint256 at = i * SIGNATURE_BYTES;
+        bytes32 r = bytes32(sigs[at:at + 32]);
+        bytes32 s = bytes32(sigs[at + 32:at + 64]);
+        uint8 v = uint8(sigs[at + 64]);
+        if (v != 27 && v != 28) revert BadSignatureV(i, v);
+        if (uint256(s) > HALF_CURVE_ORDER) revert HighS(i);
+        signer = ecrecover(digest, v, r, s);
+        if (signer == address(0)) revert InvalidSignature(i);
     }
 
     /// checkValidatorSet enforces the set rules and returns the total power.
@@ -254,20 +287,24 @@ contract CheckpointManager {
             if (signer == address(0)) revert BadValidatorSet("zero signer");
             if (signer <= previous) revert BadValidatorSet("signers not strictly ascending");
             if (powers_[i] == 0) revert BadValidatorSet("zero power");
-            if (powers_[i] > MAX_TOTAL_POWER - total) revert BadValidatorSet("total power above MAX_TOTAL_POWER");
+            if (powers_[i] > MAX_POWER) revert BadValidatorSet("power above MAX_POWER");
             total += powers_[i];
             previous = signer;
         }
     }
 
-    /// setValidators makes (`signers_`, `powers_`) the current set, in a new generation.
+    /// setValidators makes (`signers_`, `powers_`) the current set (checked by checkValidatorSet).
     function setValidators(address[] memory signers_, uint256[] memory powers_, uint256 total) private {
-        uint256 generation = ++_generation;
-        mapping(address => uint256) storage power = _power[generation];
-        for (uint256 i = 0; i < signers_.length; ++i) {
-            power[signers_[i]] = powers_[i];
+        uint256 n = signers_.length;
+        uint256 old = _set.length;
+        for (uint256 i = 0; i < n; ++i) {
+            uint256 entry = uint256(uint160(signers_[i])) << POWER_BITS | powers_[i];
+            if (i < old) _set[i] = entry;
+            else _set.push(entry);
         }
-        _signers = signers_;
+        for (uint256 i = n; i < old; ++i) {
+            _set.pop();
+        }
         totalPower = total;
     }
 }

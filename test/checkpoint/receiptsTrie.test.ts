@@ -5,12 +5,12 @@
  * burn that is not a receipt's first log, a one-block checkpoint (no siblings) and a padded one.
  * Headers are Prague-shaped RLP lists made here; checkpoints over them are signed by real keys.
  */
-import { createMerkleProof, MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { createMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { getAddress, getBytes, keccak256, toBeArray, zeroPadValue } from 'ethers'
+import { getBytes, keccak256 } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BoundContract } from '../../scripts/dao/client.js'
-import { type ExitParts, encodeExitPayload } from './exitPayload.js'
+import { encodeExitPayload } from './exitPayload.js'
 import {
   BASE_CHAIN_ID,
   type BaseChain,
@@ -23,85 +23,16 @@ import {
   startBaseChain,
   validators,
 } from './helpers.js'
+import { type Block, block, burnOf, CHILD_TOKEN, exitParts, receiptValue } from './synthetic.js'
 
 const CHILD_CHAIN_ID = 777n
 const RECEIPTS = 300
-const TRANSFER_TOPIC = keccak256(Buffer.from('Transfer(address,address,uint256)'))
-const OTHER_TOPIC = `0x${'11'.repeat(32)}`
-/** The child token the synthetic burns come from (mapped in the vault; no code needed). */
-const CHILD_TOKEN = getAddress(`0x${'c0'.repeat(20)}`)
 const VALIDATORS = validators(3, 'synthetic')
-const BLOOM = new Uint8Array(256)
 
 let base: BaseChain
 let manager: BoundContract
 let vault: BoundContract
 let baseToken: BoundContract
-
-/** The owner and amount of synthetic receipt `i`'s burn. */
-function burnOf(i: number): { owner: string; amount: bigint } {
-  return { owner: getAddress(zeroPadValue(toBeArray(0x1000 + i), 20)), amount: BigInt(i + 1) * 1000n }
-}
-
-/** Receipt i: typed (type 2) when even, legacy when odd; every third has a non-burn log first. */
-function receiptValue(i: number): Uint8Array {
-  const { owner, amount } = burnOf(i)
-  const burn = [
-    getBytes(CHILD_TOKEN),
-    [getBytes(TRANSFER_TOPIC), getBytes(zeroPadValue(owner, 32)), new Uint8Array(32)],
-    getBytes(zeroPadValue(toBeArray(amount), 32)),
-  ]
-  const logs = i % 3 === 0 ? [[getBytes(CHILD_TOKEN), [getBytes(OTHER_TOPIC)], new Uint8Array()], burn] : [burn]
-  const body = RLP.encode([1, 21_000 * (i + 1), BLOOM, logs])
-  return i % 2 === 0 ? Uint8Array.from([2, ...body]) : body
-}
-
-/** The burn's log index inside receipt i. */
-function burnLogIndex(i: number): bigint {
-  return i % 3 === 0 ? 1n : 0n
-}
-
-/** A Prague-shaped header (21 fields) with the given receiptsRoot and number. */
-function header(number: bigint, receiptsRoot: Uint8Array): Uint8Array {
-  const h32 = (tag: number) => new Uint8Array(32).fill(tag)
-  return RLP.encode([
-    h32(1), // parentHash
-    h32(2), // sha3Uncles
-    new Uint8Array(20).fill(3), // miner
-    h32(4), // stateRoot
-    h32(5), // transactionsRoot
-    receiptsRoot,
-    BLOOM,
-    0, // difficulty
-    number,
-    30_000_000,
-    21_000,
-    1_800_000_000,
-    new Uint8Array(97), // extraData
-    h32(6), // mixHash
-    new Uint8Array(8), // nonce
-    7, // baseFeePerGas
-    h32(8), // withdrawalsRoot
-    0,
-    0,
-    h32(9), // parentBeaconBlockRoot
-    h32(10), // requestsHash
-  ])
-}
-
-interface Block {
-  number: bigint
-  headerRlp: Uint8Array
-  hash: string
-  trie: MerklePatriciaTrie
-}
-
-async function block(number: bigint, receipts: number): Promise<Block> {
-  const trie = new MerklePatriciaTrie()
-  for (let i = 0; i < receipts; i++) await trie.put(RLP.encode(i), receiptValue(i))
-  const headerRlp = header(number, trie.root())
-  return { number, headerRlp, hash: keccak256(headerRlp), trie }
-}
 
 async function commit(start: bigint, leaves: string[]): Promise<bigint> {
   const c = checkpoint(VALIDATORS[1].address, start, start + BigInt(leaves.length) - 1n, merkleRoot(leaves))
@@ -115,21 +46,6 @@ async function commit(start: bigint, leaves: string[]): Promise<bigint> {
     signCheckpoint(VALIDATORS, digest),
   ])
   return manager.events(r)[0].args.headerBlockId as bigint
-}
-
-async function parts(b: Block, headerBlockId: bigint, start: bigint, leaves: string[], i: number): Promise<ExitParts> {
-  const receiptKey = RLP.encode(i)
-  return {
-    headerBlockId,
-    blockProof: getBytes(merkleProof(leaves, Number(b.number - start))),
-    blockNumber: b.number,
-    headerRlp: b.headerRlp,
-    receipt: receiptValue(i),
-    proof: await createMerkleProof(b.trie, receiptKey),
-    receiptKey,
-    logIndex: burnLogIndex(i),
-    blockHash: b.hash,
-  }
 }
 
 let single: Block
@@ -184,13 +100,13 @@ describe('ExitVault: constructed receipts tries', () => {
   })
 
   it('pays a one-block checkpoint (no siblings) and receipts across the big trie, each once', async () => {
-    const one = await parts(single, singleId, 1n, [single.hash], 0)
+    const one = await exitParts(single, singleId, 1n, [single.hash], 0)
     expect(one.blockProof.length).toBe(0)
     await vault.write(base.deployer, 'exit', [encodeExitPayload(one, 'polygon')])
     expect(await baseToken.read('balanceOf', [burnOf(0).owner])).toBe(burnOf(0).amount)
 
     for (const i of [0, 1, 2, 3, 127, 128, 129, 255, 256, 299]) {
-      const p = await parts(big, bigId, 2n, bigLeaves, i)
+      const p = await exitParts(big, bigId, 2n, bigLeaves, i)
       const receipt = await vault.write(base.deployer, 'exit', [
         encodeExitPayload(p, i % 2 === 0 ? 'bytes' : 'inPlace'),
       ])
@@ -205,13 +121,13 @@ describe('ExitVault: constructed receipts tries', () => {
   })
 
   it('refuses the non-burn log, a proof of another key, a leaf moved in the tree', async () => {
-    const p = await parts(big, bigId, 2n, bigLeaves, 3)
+    const p = await exitParts(big, bigId, 2n, bigLeaves, 3)
     expect(await vault.revertOf(base.deployer, 'exit', [encodeExitPayload({ ...p, logIndex: 0n })])).toEqual({
       name: 'NotATransfer',
       args: [],
     })
     // receipt 5's proof and key with receipt 4 claimed: the proven value differs
-    const other = await parts(big, bigId, 2n, bigLeaves, 5)
+    const other = await exitParts(big, bigId, 2n, bigLeaves, 5)
     expect(
       await vault.revertOf(base.deployer, 'exit', [encodeExitPayload({ ...other, receipt: receiptValue(4) })]),
     ).toEqual({
