@@ -85,11 +85,13 @@ library Remedies {
 interface IKycRegistry {
     function isValid(address account) external view returns (bool);
     function categoryOf(address account) external view returns (KycCategory);
+    function identityOf(address account) external view returns (bytes32);
 }
 
 interface IValidatorNFT {
     function mint(address to, uint256 seat) external;
     function daoTransfer(address from, address to, uint256 seat) external;
+    function daoMoveKeepingLock(address from, address to, uint256 seat) external;
     function setSuspended(uint256 seat, bool suspended) external;
     function ownerOf(uint256 seat) external view returns (address);
     function balanceOf(address holder) external view returns (uint256);

@@ -8,10 +8,19 @@ import {IKycRegistry, KycCategory} from "./DaoTypes.sol";
 /// non-validator buyer needs KYC approval before transfer").
 ///
 /// An attestor (KYC_ATTESTOR_ROLE: a compliance provider or the Ops Safe) records per account the
-/// status, an expiry, the hash of the off-chain evidence (the evidence itself never goes on chain)
-/// and the category (Individual / Company / Government / Religious; the last two rank first within
-/// their tier). An attestation is valid while approved and not expired. The admin (the Timelock)
-/// grants and revokes the attestor role.
+/// status, an expiry, the hash of the off-chain evidence (the evidence itself never goes on chain),
+/// the category (Individual / Company / Government / Religious; the last two rank first within
+/// their tier) and the KYC identity the account belongs to. An attestation is valid while approved
+/// and not expired. The admin (the Timelock) grants and revokes the attestor role.
+///
+/// The identity is what a validator is: one person or entity, whatever number of wallets it
+/// has. The attestor sets it as a salted commitment, identity = keccak256(salt || the attestor's
+/// own record key of the verified person or entity), salt and record kept off chain, so nothing
+/// personal is on chain and the value cannot be guessed from public data. Every wallet the
+/// attestor verifies as belonging to one person or entity gets the same commitment; the
+/// ValidatorDAO counts seats, pending applications and first refusal per identity. An account is
+/// bound to its first identity for good: a renewal must repeat it (`IdentityMismatch`), so a
+/// wallet cannot be moved to another identity to get around the 2-seat cap.
 contract KycRegistry is AccessControl, IKycRegistry {
     bytes32 public constant KYC_ATTESTOR_ROLE = keccak256("KYC_ATTESTOR_ROLE");
 
@@ -28,16 +37,23 @@ contract KycRegistry is AccessControl, IKycRegistry {
         uint64 attestedAt;
         address attestor;
         bytes32 evidenceHash;
+        /// Salted commitment to the KYC identity (person or entity) the account belongs to.
+        bytes32 identity;
     }
 
-    /// Category None, an expiry not in the future, or an empty evidence hash.
+    /// Category None, an expiry not in the future, an empty evidence hash or an empty identity.
     error InvalidAttestation(address account);
+    /// The account is bound to identity `bound`; an attestation naming `given` is refused.
+    error IdentityMismatch(address account, bytes32 bound, bytes32 given);
+    /// attestBatch got a different number of accounts and identities.
+    error LengthMismatch(uint256 accounts, uint256 identities);
     /// Revoking an account that holds no approved attestation.
     error NotAttested(address account);
     error ZeroAddress();
 
     event Attested(
         address indexed account,
+        bytes32 indexed identity,
         KycCategory category,
         uint64 expiresAt,
         bytes32 evidenceHash,
@@ -53,20 +69,28 @@ contract KycRegistry is AccessControl, IKycRegistry {
         for (uint256 i = 0; i < attestors.length; ++i) _grantRole(KYC_ATTESTOR_ROLE, attestors[i]);
     }
 
-    /// attest records (or renews) the KYC approval of `account` until `expiresAt` (unix seconds).
-    function attest(address account, KycCategory category, uint64 expiresAt, bytes32 evidenceHash)
+    /// attest records (or renews) the KYC approval of `account`, a wallet of the KYC identity
+    /// `identity` (salted commitment, contract doc), until `expiresAt` (unix seconds).
+    function attest(address account, bytes32 identity, KycCategory category, uint64 expiresAt, bytes32 evidenceHash)
         external
         onlyRole(KYC_ATTESTOR_ROLE)
     {
-        _attest(account, category, expiresAt, evidenceHash);
+        _attest(account, identity, category, expiresAt, evidenceHash);
     }
 
-    /// attestBatch approves many accounts with one category, expiry and evidence bundle hash.
-    function attestBatch(address[] calldata accounts, KycCategory category, uint64 expiresAt, bytes32 evidenceHash)
-        external
-        onlyRole(KYC_ATTESTOR_ROLE)
-    {
-        for (uint256 i = 0; i < accounts.length; ++i) _attest(accounts[i], category, expiresAt, evidenceHash);
+    /// attestBatch approves many accounts (`identities[i]` the identity of `accounts[i]`) with one
+    /// category, expiry and evidence bundle hash.
+    function attestBatch(
+        address[] calldata accounts,
+        bytes32[] calldata identities,
+        KycCategory category,
+        uint64 expiresAt,
+        bytes32 evidenceHash
+    ) external onlyRole(KYC_ATTESTOR_ROLE) {
+        if (accounts.length != identities.length) revert LengthMismatch(accounts.length, identities.length);
+        for (uint256 i = 0; i < accounts.length; ++i) {
+            _attest(accounts[i], identities[i], category, expiresAt, evidenceHash);
+        }
     }
 
     /// revoke ends the approval of `account` at once; `reasonHash` points to the off-chain record.
@@ -88,23 +112,33 @@ contract KycRegistry is AccessControl, IKycRegistry {
         return isValid(account) ? _attestations[account].category : KycCategory.None;
     }
 
+    /// identityOf: the KYC identity `account` is bound to (valid or not; 0 = never attested).
+    function identityOf(address account) external view returns (bytes32) {
+        return _attestations[account].identity;
+    }
+
     function attestationOf(address account) external view returns (Attestation memory) {
         return _attestations[account];
     }
 
-    function _attest(address account, KycCategory category, uint64 expiresAt, bytes32 evidenceHash) private {
+    function _attest(address account, bytes32 identity, KycCategory category, uint64 expiresAt, bytes32 evidenceHash)
+        private
+    {
         if (
-            account == address(0) || category == KycCategory.None || expiresAt <= block.timestamp
-                || evidenceHash == bytes32(0)
+            account == address(0) || identity == bytes32(0) || category == KycCategory.None
+                || expiresAt <= block.timestamp || evidenceHash == bytes32(0)
         ) revert InvalidAttestation(account);
+        bytes32 bound = _attestations[account].identity;
+        if (bound != bytes32(0) && bound != identity) revert IdentityMismatch(account, bound, identity);
         _attestations[account] = Attestation({
             status: Status.Approved,
             category: category,
             expiresAt: expiresAt,
             attestedAt: uint64(block.timestamp),
             attestor: msg.sender,
-            evidenceHash: evidenceHash
+            evidenceHash: evidenceHash,
+            identity: identity
         });
-        emit Attested(account, category, expiresAt, evidenceHash, msg.sender);
+        emit Attested(account, identity, category, expiresAt, evidenceHash, msg.sender);
     }
 }

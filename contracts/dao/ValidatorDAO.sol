@@ -21,6 +21,14 @@ import {IKycRegistry, IRevenuePool, IValidatorDAO, IValidatorNFT, KycCategory, R
 ///                             --after the window: any KYC-valid buyer at >= listed price--> buy
 ///   buy settles atomically: seller gets price + old stake (pull), the buyer's new stake is locked,
 ///   the seat moves with its votes, the stake history of both holders is checkpointed.
+///   moveSeat (holder, any time): the seat, its stake and votes go to another KYC-valid wallet of
+///   the same KYC identity; not a sale, so the lock keeps running from when the identity got it.
+///
+/// A validator is a KYC identity (KycRegistry.identityOf: the attestor's salted commitment), not an
+/// address: the 2-seat cap (seats held + pending applications), the first-refusal right (an
+/// identity holding a seat) and the lock are counted per identity over all its wallets. Each seat
+/// remembers the identity that holds it (`identityOfSeat`), so the counts never depend on a later
+/// attestation.
 ///
 /// Stake changes (topUp, reduceStake after the lock) never change tier or votes. Holder stake is
 /// checkpointed on the same clock as votes (timestamp) for the Governor's tie-break by holdings.
@@ -36,6 +44,9 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
     bytes32 public constant PAUSER_ROLE = keccak256("PAUSER_ROLE");
     /// Applies dispute remedies (the DisputeResolution contract).
     bytes32 public constant DISPUTE_ROLE = keccak256("DISPUTE_ROLE");
+    /// MAX_SEATS_PER_IDENTITY: spec "NFTs per validator: at most 2 validator NFTs held at one time",
+    /// a validator being one KYC identity whatever number of wallets it uses.
+    uint256 public constant MAX_SEATS_PER_IDENTITY = 2;
 
     enum ApplicationStatus {
         None,
@@ -53,6 +64,8 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         uint16 seat;
         uint128 deposit;
         bytes32 formHash;
+        /// The applicant's KYC identity when it applied (an account's identity never changes).
+        bytes32 identity;
     }
 
     struct Seat {
@@ -90,8 +103,17 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
     error StaleDocuments();
     error MissingApplicationForm();
     error DepositBelowMinimum(uint8 tier, uint256 deposit, uint256 minimum);
-    /// The account would hold (or have applied for) more than 2 seats.
-    error SeatLimitReached(address account);
+    /// The KYC identity of `account` holds or has applied for MAX_SEATS_PER_IDENTITY seats over all
+    /// its wallets already.
+    error SeatLimitReached(address account, bytes32 identity);
+    /// A seat moves between one identity's wallets with moveSeat, never by a sale to itself.
+    error SameIdentity(uint256 seat, bytes32 identity);
+    /// moveSeat only moves a seat to a wallet of the identity that holds it.
+    error NotSameIdentity(uint256 seat, address to, bytes32 seatIdentity, bytes32 toIdentity);
+    /// A listed seat is not moved (cancel the listing first).
+    error SeatIsListed(uint256 seat);
+    /// moveSeat to the wallet that already holds the seat.
+    error MoveToSameWallet(uint256 seat, address wallet);
     error TierFull(uint8 tier);
     error ApplicationNotPending(uint256 id);
     error NotApplicant(uint256 id, address caller);
@@ -139,6 +161,7 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         uint256 newStake,
         bool firstRefusal
     );
+    event SeatMoved(uint256 indexed seat, address indexed from, address indexed to, bytes32 identity, uint64 unlocksAt);
     event RemediesChanged(uint256 indexed seat, uint8 oldRemedies, uint8 newRemedies);
     event Withdrawn(address indexed account, uint256 amount);
 
@@ -157,6 +180,11 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
     uint256 public applicationCount;
     mapping(uint256 id => Application) private _applications;
     mapping(address account => uint256) public pendingApplications;
+    /// Seats held, and applications pending, per KYC identity (over all its wallets).
+    mapping(bytes32 identity => uint256) public seatsOfIdentity;
+    mapping(bytes32 identity => uint256) public pendingOfIdentity;
+    /// The KYC identity holding each seat (set when seated, bought; a move keeps it).
+    mapping(uint256 seat => bytes32) public identityOfSeat;
 
     mapping(uint256 seat => Seat) private _seats;
     /// Seats minted per tier (index 1..3); the next free id of a tier is firstSeat + seated.
@@ -209,7 +237,8 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         ) revert StaleDocuments();
         if (applicationForm == bytes32(0)) revert MissingApplicationForm();
         if (msg.value < minimum) revert DepositBelowMinimum(tier, msg.value, minimum);
-        if (nft.balanceOf(msg.sender) + pendingApplications[msg.sender] >= 2) revert SeatLimitReached(msg.sender);
+        bytes32 identity = kyc.identityOf(msg.sender);
+        _checkSeatLimit(msg.sender, identity);
         if (_seated[tier] >= Seats.capacity(tier)) revert TierFull(tier);
 
         id = ++applicationCount;
@@ -220,9 +249,11 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
             submittedAt: uint64(block.timestamp),
             seat: 0,
             deposit: SafeCast.toUint128(msg.value),
-            formHash: applicationForm
+            formHash: applicationForm,
+            identity: identity
         });
         ++pendingApplications[msg.sender];
+        ++pendingOfIdentity[identity];
         emit ApplicationSubmitted(
             id, msg.sender, tier, msg.value, disclaimer, riskWarning, informationMemorandum, applicationForm
         );
@@ -239,6 +270,10 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         seat = Seats.firstSeat(tier) + _seated[tier];
         ++_seated[tier];
         --pendingApplications[applicant];
+        bytes32 identity = a.identity;
+        --pendingOfIdentity[identity];
+        ++seatsOfIdentity[identity];
+        identityOfSeat[seat] = identity;
         a.status = ApplicationStatus.Approved;
         a.seat = uint16(seat);
         uint128 stake = a.deposit;
@@ -257,6 +292,7 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         Application storage a = _pending(id);
         a.status = ApplicationStatus.Rejected;
         --pendingApplications[a.applicant];
+        --pendingOfIdentity[a.identity];
         withdrawable[a.applicant] += a.deposit;
         emit ApplicationRejected(id, a.applicant, a.deposit, reasonHash);
     }
@@ -267,6 +303,7 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         if (a.applicant != msg.sender) revert NotApplicant(id, msg.sender);
         a.status = ApplicationStatus.Withdrawn;
         --pendingApplications[msg.sender];
+        --pendingOfIdentity[a.identity];
         withdrawable[msg.sender] += a.deposit;
         emit ApplicationWithdrawn(id, msg.sender, a.deposit);
     }
@@ -335,8 +372,9 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
     }
 
     /// buy a listed seat: msg.value = `price` (>= the listed price) + the buyer's new stake
-    /// (>= the tier minimum). During the first-refusal window only a validator holding one seat may
-    /// buy; after it any KYC-valid account below the 2-seat limit.
+    /// (>= the tier minimum). During the first-refusal window only a validator (a KYC identity
+    /// holding one seat, through any of its wallets) may buy; after it any KYC-valid account whose
+    /// identity is below the 2-seat limit. The seller's own identity cannot buy (moveSeat).
     function buy(uint256 seat, uint256 price) external payable whenNotPaused nonReentrant {
         Listing memory l = _listings[seat];
         if (l.listedAt == 0) revert NotListed(seat);
@@ -346,11 +384,13 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         Seat storage s = _seats[seat];
         if (s.remedies != 0) revert SeatUnderRemedy(seat, s.remedies);
         if (!kyc.isValid(msg.sender)) revert KycNotValid(msg.sender);
+        bytes32 buyerIdentity = kyc.identityOf(msg.sender);
+        bytes32 sellerIdentity = identityOfSeat[seat];
+        if (buyerIdentity == sellerIdentity) revert SameIdentity(seat, buyerIdentity);
         uint64 rofrEnds = l.listedAt + firstRefusalWindow;
         bool firstRefusal = block.timestamp < rofrEnds;
-        uint256 held = nft.balanceOf(msg.sender);
-        if (firstRefusal && held == 0) revert FirstRefusalWindow(seat, rofrEnds);
-        if (held + pendingApplications[msg.sender] >= 2) revert SeatLimitReached(msg.sender);
+        if (firstRefusal && seatsOfIdentity[buyerIdentity] == 0) revert FirstRefusalWindow(seat, rofrEnds);
+        _checkSeatLimit(msg.sender, buyerIdentity);
         uint8 tier = Seats.tierOf(seat);
         uint256 newStake = msg.value >= price ? msg.value - price : 0;
         if (newStake < minStake(tier)) revert DepositBelowMinimum(tier, newStake, minStake(tier));
@@ -364,11 +404,38 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         if (newStake >= oldStake) _pushStake(_totalStake, _add, newStake - oldStake);
         else _pushStake(_totalStake, _sub, oldStake - newStake);
         withdrawable[seller] += price + oldStake;
+        --seatsOfIdentity[sellerIdentity];
+        ++seatsOfIdentity[buyerIdentity];
+        identityOfSeat[seat] = buyerIdentity;
         nft.daoTransfer(seller, msg.sender, seat);
         revenuePool.noteStake(seat, newStake, true);
         emit SeatSold(seat, seller, msg.sender, price, newStake, firstRefusal);
         emit StakeChanged(seat, seller, oldStake, 0);
         emit StakeChanged(seat, msg.sender, 0, newStake);
+    }
+
+    /// moveSeat: the holder moves `seat` to `to`, another KYC-valid wallet of the same KYC identity
+    /// (key rotation, custody). Not a sale: allowed during the lock, which keeps running from when
+    /// the identity received the seat (`unlocksAt` unchanged); the stake, votes, signer and rewards
+    /// go with the seat, the stake history of both wallets is checkpointed, and the seat keeps
+    /// earning in the open epoch. A listed seat or one under a dispute remedy is not moved.
+    function moveSeat(uint256 seat, address to) external whenNotPaused {
+        address from = _holderOf(seat);
+        Seat storage s = _seats[seat];
+        if (s.remedies != 0) revert SeatUnderRemedy(seat, s.remedies);
+        if (_listings[seat].listedAt != 0) revert SeatIsListed(seat);
+        if (to == from) revert MoveToSameWallet(seat, to);
+        if (!kyc.isValid(to)) revert KycNotValid(to);
+        bytes32 identity = identityOfSeat[seat];
+        bytes32 toIdentity = kyc.identityOf(to);
+        if (toIdentity != identity) revert NotSameIdentity(seat, to, identity, toIdentity);
+        uint128 stake = s.stake;
+        _pushStake(_holderStake[from], _sub, stake);
+        _pushStake(_holderStake[to], _add, stake);
+        nft.daoMoveKeepingLock(from, to, seat); // reverts SeatLimitReached if `to` holds 2 already
+        emit SeatMoved(seat, from, to, identity, nft.unlocksAt(seat));
+        emit StakeChanged(seat, from, stake, 0);
+        emit StakeChanged(seat, to, 0, stake);
     }
 
     /// withdraw pays the caller's refunds and sale proceeds. Never paused.
@@ -512,6 +579,13 @@ contract ValidatorDAO is AccessControl, Pausable, ReentrancyGuardTransient, IVal
         if (sa.stake != sb.stake) return sa.stake > sb.stake;
         if (sa.seatedAt != sb.seatedAt) return sa.seatedAt < sb.seatedAt;
         return a < b;
+    }
+
+    /// _checkSeatLimit: `account`'s identity may take one more seat (held + pending < 2).
+    function _checkSeatLimit(address account, bytes32 identity) private view {
+        if (seatsOfIdentity[identity] + pendingOfIdentity[identity] >= MAX_SEATS_PER_IDENTITY) {
+            revert SeatLimitReached(account, identity);
+        }
     }
 
     function _pending(uint256 id) private view returns (Application storage a) {

@@ -17,8 +17,11 @@ import {Seats} from "./DaoTypes.sol";
 /// - Votes (ERC-5805) weigh each seat by its tier: all 150 seated -> total votes 1000. No
 ///   delegation: every holder votes for itself (`delegates(a) == a`); delegate() reverts.
 /// - Only the ValidatorDAO mints and moves seats (resale with first refusal, KYC-checked buyer);
-///   transferFrom / approve / setApprovalForAll revert. A seat moves only `lockPeriod` seconds after
-///   its holder received it (1827 days in production), and nobody ever holds more than 2 seats.
+///   transferFrom / approve / setApprovalForAll revert. A seat is sold only `lockPeriod` seconds after
+///   its KYC identity received it (1827 days in production), and no address ever holds more than 2
+///   seats (the ValidatorDAO caps each KYC identity, over all its wallets, at 2 as well).
+/// - A move between two wallets of one KYC identity (ValidatorDAO.moveSeat) is not a sale: it may
+///   happen during the lock and keeps the lock where it was (heldSince is not restarted).
 /// - A suspended seat (dispute remedy) keeps its holder but its votes move to nobody.
 /// - The clock is the block timestamp (ERC-6372 mode=timestamp), so governance periods are seconds.
 contract ValidatorNFT is ERC721Enumerable, Votes {
@@ -47,6 +50,8 @@ contract ValidatorNFT is ERC721Enumerable, Votes {
 
     mapping(uint256 seat => uint64) private _heldSince;
     mapping(uint256 seat => bool) private _suspended;
+    /// Set for the duration of daoMoveKeepingLock: _update neither checks nor restarts the lock.
+    bool private transient _keepingLock;
 
     modifier onlyDao() {
         if (msg.sender != dao) revert NotDao(msg.sender);
@@ -70,6 +75,15 @@ contract ValidatorNFT is ERC721Enumerable, Votes {
     /// daoTransfer settles a resale; the lock and the 2-seat limit are checked in _update.
     function daoTransfer(address from, address to, uint256 seat) external onlyDao {
         _transfer(from, to, seat);
+    }
+
+    /// daoMoveKeepingLock moves a seat between two wallets of one KYC identity (the DAO checked the
+    /// identity): votes move, the 2-seat limit of the receiving address holds, and the lock is
+    /// neither checked nor restarted, so `unlocksAt` stays what it was.
+    function daoMoveKeepingLock(address from, address to, uint256 seat) external onlyDao {
+        _keepingLock = true;
+        _transfer(from, to, seat);
+        _keepingLock = false;
     }
 
     /// setSuspended moves the seat's votes to nobody (true) or back to its holder (false).
@@ -136,7 +150,8 @@ contract ValidatorNFT is ERC721Enumerable, Votes {
         return _ownerOf(seat) != address(0);
     }
 
-    /// heldSince: when the current holder received the seat (mint or resale).
+    /// heldSince: when the seat's current KYC identity received it (mint or resale; a move between
+    /// the identity's own wallets keeps it).
     function heldSince(uint256 seat) external view returns (uint64) {
         _requireOwned(seat);
         return _heldSince[seat];
@@ -173,13 +188,14 @@ contract ValidatorNFT is ERC721Enumerable, Votes {
     {
         if (to == address(0)) revert SeatsAreNeverBurned();
         from = _ownerOf(seat);
-        if (from != address(0)) {
+        bool keepLock = _keepingLock;
+        if (from != address(0) && !keepLock) {
             uint64 unlock = _heldSince[seat] + lockPeriod;
             if (block.timestamp < unlock) revert SeatLocked(seat, unlock);
         }
         if (balanceOf(to) >= MAX_SEATS_PER_HOLDER) revert SeatLimitReached(to);
         super._update(to, seat, auth);
-        _heldSince[seat] = uint64(block.timestamp);
+        if (!keepLock) _heldSince[seat] = uint64(block.timestamp);
         if (!_suspended[seat]) _transferVotingUnits(from, to, votesOfSeat(seat));
     }
 

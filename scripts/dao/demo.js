@@ -69,6 +69,8 @@ export async function runDemo({ chain, log = () => {} }) {
   const now = Math.max(await chain.timestamp(), Math.floor(Date.now() / 1000)) // block 0 of dev is at 0
   await tx(kyc, 'KycRegistry', 'attestBatch', [
     Object.values(ap).map((s) => s.address),
+    // each applicant is a person of its own: its own salted identity commitment (here from its address)
+    Object.values(ap).map((s) => keccak256(toUtf8Bytes(`dev KYC identity ${s.address.toLowerCase()}`))),
     1,
     now + 365 * 86_400,
     keccak256(toUtf8Bytes('dev KYC evidence bundle')),

@@ -14,6 +14,11 @@ export interface DaoParams {
   minStake: bigint[]
   documents: string[]
   firstEpochStart?: number
+  /** Ecosystem launch (unix seconds); 0 = the deployment (genesis) timestamp. */
+  launchTime?: number
+  transactionalRevenueDelay: number
+  minTransactionalRevenueDelay: number
+  maxTransactionalRevenueDelay: number
 }
 
 export interface DaoRoles {

@@ -16,6 +16,8 @@ import { getAddress, HDNodeWallet, id as keccakText, ZeroAddress } from 'ethers'
 import { REPO_ROOT } from './solc.js'
 
 const DAY = 86_400
+/** MONTH: a twelfth of the Julian year (30.4375 days), the year of the half-year epochs. */
+const MONTH = 2_629_800
 const COIN = 10n ** 18n
 
 /** ADDRESSES: where every preset carries the DAO (identical on dev, testnet and mainnet). */
@@ -79,6 +81,16 @@ export const PRODUCTION = Object.freeze({
   firstRefusalWindow: 30 * DAY,
   /** Spec "semi-annual": half a Julian year, 182.625 days. */
   epochDuration: 15_778_800,
+  /** Ecosystem launch (unix seconds) for the revenue start; 0 = the genesis timestamp. */
+  launchTime: 0,
+  /**
+   * Spec "transactional revenue starts 12 to 18 months after ecosystem launch": the bounds the
+   * governed delay stays in, and [D] the delay at genesis (12 months; governance may move it up
+   * to 18 months before it passes).
+   */
+  minTransactionalRevenueDelay: 12 * MONTH,
+  maxTransactionalRevenueDelay: 18 * MONTH,
+  transactionalRevenueDelay: 12 * MONTH,
   /** [D] governance timing. */
   votingDelay: DAY,
   votingPeriod: 7 * DAY,
@@ -137,6 +149,10 @@ export function networkPlan(network) {
         lockPeriod: 60,
         firstRefusalWindow: 30,
         epochDuration: 60,
+        // "months" of 10 s: transactional revenue 120-180 s after the genesis (long past on a dev chain)
+        minTransactionalRevenueDelay: 120,
+        maxTransactionalRevenueDelay: 180,
+        transactionalRevenueDelay: 120,
         votingDelay: 1,
         votingPeriod: 30,
         timelockDelay: 5,
@@ -176,6 +192,10 @@ export function networkPlan(network) {
             lockPeriod: 30 * DAY,
             firstRefusalWindow: 2 * DAY,
             epochDuration: 7 * DAY,
+            // "months" of a day: transactional revenue 12-18 days after the genesis
+            minTransactionalRevenueDelay: 12 * DAY,
+            maxTransactionalRevenueDelay: 18 * DAY,
+            transactionalRevenueDelay: 12 * DAY,
             votingDelay: 3600,
             votingPeriod: DAY,
             timelockDelay: 3600,
@@ -222,7 +242,19 @@ export function daoConstructorArgs(addr, params, roles, admin = addr.DaoTimelock
         pausers: roles.pausers,
       },
     ],
-    RevenuePool: [admin, addr.ValidatorNFT, addr.ValidatorDAO, params.epochDuration, params.firstEpochStart ?? 0],
+    RevenuePool: [
+      admin,
+      addr.ValidatorNFT,
+      addr.ValidatorDAO,
+      params.epochDuration,
+      params.firstEpochStart ?? 0,
+      {
+        launchTime: params.launchTime ?? 0,
+        delay: params.transactionalRevenueDelay,
+        minDelay: params.minTransactionalRevenueDelay,
+        maxDelay: params.maxTransactionalRevenueDelay,
+      },
+    ],
     DaoTimelock: [params.timelockDelay, [addr.DaoGovernor], [ZeroAddress], roles.guardian ?? ZeroAddress],
     DaoGovernor: [
       {

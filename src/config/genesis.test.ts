@@ -102,7 +102,8 @@ describe('buildGenesis', () => {
       cancunTime: 0,
       pragueTime: 0,
       terminalTotalDifficulty: 0,
-      ibft: { blockTime: 0, epochSize: 30000 },
+      // the one fee rule of every preset: the RevenuePool is the blocks' miner (tips) and base fee recipient
+      ibft: { blockTime: 0, epochSize: 30000, feeRecipient: daoGenesis('dev').addresses.RevenuePool },
     })
     expect(g.config.baseFeeRecipient).toBe(daoGenesis('dev').addresses.RevenuePool)
     expect(g).toMatchObject({

@@ -210,8 +210,10 @@ export function buildGenesis(
 ): GethGenesis {
   const chainId = options.chainId ?? NETWORK_CHAIN_IDS[config.network]
   const dao = options.alloc === undefined && config.network === 'dev' ? daoGenesis('dev') : undefined
+  const forks = chainForkConfig(chainId, config.blockTimeMs)
   return {
-    config: { ...chainForkConfig(chainId, config.blockTimeMs), ...(dao && { baseFeeRecipient: dao.baseFeeRecipient }) },
+    // the fee rule of every preset carrying the DAO (daoFeeRouting): base fee and tip to the RevenuePool
+    config: dao === undefined ? forks : { ...forks, ...daoFeeRouting(forks.ibft as IbftGenesisConfig, dao) },
     nonce: '0x0',
     timestamp: `0x${(options.timestamp ?? 0).toString(16)}`,
     extraData: encodeIbftExtraData(validatorAddresses),
@@ -260,10 +262,22 @@ export function loadPresetGenesis(network: 'testnet' | 'mainnet'): GethGenesis {
   const genesis = readGenesisFile(presetGenesisPath(network))
   const dao = daoGenesis(network)
   genesis.alloc = { ...genesis.alloc, ...dao.alloc, ...multicall3Alloc() }
-  genesis.config.baseFeeRecipient = dao.baseFeeRecipient
-  // DESIGN "Chain rules": on presets carrying the DAO, `miner` (the tips) is the RevenuePool too
-  genesis.config.ibft = { ...(genesis.config.ibft as IbftGenesisConfig), feeRecipient: dao.baseFeeRecipient }
+  Object.assign(genesis.config, daoFeeRouting(genesis.config.ibft as IbftGenesisConfig, dao))
   return genesis
+}
+
+/**
+ * daoFeeRouting: the one fee rule of every preset (dev, testnet, mainnet), DESIGN "Chain rules":
+ * the whole fee of every transaction is the DAO's transactional revenue, from block 1 on. The
+ * EIP-1559 base fee is credited to the RevenuePool instead of burned (`baseFeeRecipient`) and the
+ * tip goes to the block's `miner`, which is the RevenuePool too (`ibft.feeRecipient`); the sealing
+ * validator gets neither. The RevenuePool holds that revenue until its transactional start.
+ */
+export function daoFeeRouting(
+  ibft: IbftGenesisConfig,
+  dao: DaoGenesis,
+): { baseFeeRecipient: string; ibft: IbftGenesisConfig } {
+  return { baseFeeRecipient: dao.baseFeeRecipient, ibft: { ...ibft, feeRecipient: dao.baseFeeRecipient } }
 }
 
 /** The Validator DAO of a preset, as `npm run contracts` writes it (contracts/genesis/<network>.json). */

@@ -10,7 +10,8 @@
  *
  *   alloc (the preset's DAO at its fixed addresses) ─▶ VM state at block 0
  *   per validator, holder = signer = its address:
- *     KycRegistry.attest(holder, Individual, expiry, evidence)        caller: the Ops Safe
+ *     KycRegistry.attest(holder, identity, Individual, expiry, evidence) caller: the Ops Safe
+ *       (identity: a commitment of its own per validator, so each is one KYC identity)
  *     holder credited the stake; ValidatorDAO.applyForSeat(tier, the three current document
  *       hashes, form hash) with the stake as value                    caller: the holder
  *     ValidatorDAO.approveApplication(id) → seat                      caller: the Ops Safe
@@ -117,8 +118,10 @@ export async function seatGenesisValidators(
     free.set(tier, (free.get(tier) as number) - 1)
     const stake = await vm.view(dao, 'minStake(uint8)', [uint(tier)])
     const evidence = keccak256(utf8ToBytes(`ibex genesis: KYC of validator ${address}`))
-    await vm.call(ops, a.KycRegistry as string, 'attest(address,uint8,uint64,bytes32)', [
+    const identity = keccak256(utf8ToBytes(`ibex genesis: KYC identity of validator ${address.toLowerCase()}`))
+    await vm.call(ops, a.KycRegistry as string, 'attest(address,bytes32,uint8,uint64,bytes32)', [
       word(address),
+      identity,
       uint(KYC_INDIVIDUAL),
       uint(kycExpiry),
       evidence,

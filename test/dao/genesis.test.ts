@@ -1,9 +1,9 @@
 /**
  * The DAO as the presets carry it: at its fixed addresses from block 0 on `ibex start --network
  * dev`, with the Timelock as admin, dev accounts holding the KYC and Ops roles, the Safes set up,
- * the base fee of every block paid to the RevenuePool; the mainnet preset with the production
- * values (read over JSON-RPC from a node started on the mainnet genesis); and the committed
- * artifacts reproducible from source.
+ * the base fee and tip of every block paid to the RevenuePool; the mainnet preset with the
+ * production values (read over JSON-RPC from the contracts of a node started on the mainnet
+ * genesis); and the committed artifacts reproducible from source.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,22 +84,32 @@ describe('the dev preset', () => {
     expect(await chain.balance(devWallet(10).address)).toBe(30_000_000n * 10n ** 18n)
   })
 
-  it('pays the base fee of every block to the RevenuePool', async () => {
+  it('pays the base fee and the tip of every block to the RevenuePool, its miner', async () => {
     const pool = DAO_ADDRESSES.RevenuePool
     const hash = await chain.sendTx(dev(8), { to: dev(8).address, gas: 21_000n })
     const receipt = await chain.receipt(hash)
     const block = await chain.rpc('eth_getBlockByNumber', [receipt.blockNumber, false])
+    expect(block.miner).toBe(pool.toLowerCase())
     const parent = `0x${(BigInt(receipt.blockNumber) - 1n).toString(16)}`
     const gained = (await chain.balance(pool, receipt.blockNumber)) - (await chain.balance(pool, parent))
-    expect(gained).toBe(BigInt(block.baseFeePerGas) * BigInt(block.gasUsed))
-    expect(gained).toBeGreaterThan(0n)
+    const tip = BigInt(receipt.effectiveGasPrice) - BigInt(block.baseFeePerGas)
+    expect(tip).toBeGreaterThan(0n)
+    expect(gained).toBe((BigInt(block.baseFeePerGas) + tip) * BigInt(block.gasUsed))
+    // the dev chain's transactional start (genesis time 0 + 120 s) is long past: all of it is R
+    expect(await dao.contracts.RevenuePool.read('transactionalRevenueStarted')).toBe(true)
     expect(await dao.contracts.RevenuePool.read('pendingRevenue')).toBe(await chain.balance(pool))
   })
 
   it('runs the Ops Safe 2 of 3: an attestation through execTransaction, recorded by SafeMultiSigTransaction', async () => {
     const safe = dao.contracts.OpsSafe
     const applicant = devWallet(11).address
-    const data = dao.contracts.KycRegistry.encode('attest', [applicant, 2, 4_000_000_000, keccak256('0x5afe')])
+    const data = dao.contracts.KycRegistry.encode('attest', [
+      applicant,
+      keccak256(toUtf8Bytes('identity of dev 11')),
+      2,
+      4_000_000_000,
+      keccak256('0x5afe'),
+    ])
     const nonce = await safe.read('nonce')
     const txArgs = [DAO_ADDRESSES.KycRegistry, 0, data, 0, 0, 0, 0, ZeroAddress, ZeroAddress]
     const safeTxHash = await safe.read('getTransactionHash', [...txArgs, nonce])
@@ -131,12 +141,23 @@ describe('the mainnet preset', () => {
     main = new Chain(mainNode.url)
   })
 
-  it('carries the DAO with the production values', async () => {
+  it('carries the DAO with the production values, read from the contracts themselves', async () => {
     expect(await main.chainId()).toBe(786n)
     const c = genesisSuite(main).contracts
-    expect(await c.ValidatorNFT.read('lockPeriod')).toBe(BigInt(1827 * DAY))
+    const genesisTime = BigInt((await main.rpc('eth_getBlockByNumber', ['0x0', false])).timestamp)
+    expect(await c.ValidatorNFT.read('lockPeriod')).toBe(BigInt(1827 * DAY)) // 5 years, two leap days
+    expect(await c.ValidatorNFT.read('MAX_SEATS_PER_HOLDER')).toBe(2n)
+    expect(await c.ValidatorDAO.read('MAX_SEATS_PER_IDENTITY')).toBe(2n)
     expect(await c.ValidatorDAO.read('firstRefusalWindow')).toBe(BigInt(30 * DAY))
-    expect(await c.RevenuePool.read('epochDuration')).toBe(15_778_800n) // 182.625 days
+    expect(await c.RevenuePool.read('epochDuration')).toBe(15_778_800n) // 182.625 days: half a Julian year
+    expect(2n * (await c.RevenuePool.read('epochDuration'))).toBe(BigInt(365.25 * DAY))
+    // transactional revenue: 12 months (of 30.4375 days) after the launch = the genesis, governed within 12-18
+    expect(await c.RevenuePool.read('launchTime')).toBe(genesisTime)
+    expect(await c.RevenuePool.read('transactionalRevenueDelay')).toBe(BigInt(365.25 * DAY))
+    expect(await c.RevenuePool.read('minTransactionalRevenueDelay')).toBe(BigInt(365.25 * DAY))
+    expect(await c.RevenuePool.read('maxTransactionalRevenueDelay')).toBe(BigInt(1.5 * 365.25 * DAY))
+    expect(await c.RevenuePool.read('transactionalRevenueStart')).toBe(genesisTime + BigInt(365.25 * DAY))
+    expect(await c.RevenuePool.read('hasRole', [ADMIN_ROLE, DAO_ADDRESSES.DaoTimelock])).toBe(true)
     expect(await c.DaoGovernor.read('votingDelay')).toBe(BigInt(DAY))
     expect(await c.DaoGovernor.read('votingPeriod')).toBe(BigInt(7 * DAY))
     expect(await c.DaoGovernor.read('quorumNumerator()')).toBe(40n)
@@ -158,6 +179,7 @@ describe('the mainnet preset', () => {
       BigInt((await main.rpc('eth_getBlockByNumber', ['0x0', false])).timestamp),
     )
     expect(loadPresetGenesis('mainnet').config.baseFeeRecipient).toBe(DAO_ADDRESSES.RevenuePool)
+    expect(loadPresetGenesis('mainnet').config.ibft?.feeRecipient).toBe(DAO_ADDRESSES.RevenuePool)
     expect(Object.keys(loadPresetGenesis('testnet').alloc)).toEqual(
       expect.arrayContaining(Object.values(DAO_ADDRESSES)),
     )

@@ -46,6 +46,18 @@ export const TEST_PARAMS: DaoParams = {
   timelockDelay: 2,
   appealWindow: 10,
   minStake: SCALED_MIN_STAKE,
+  // transactional revenue from the deployment on; the revenue-start tests set their own delay
+  transactionalRevenueDelay: 0,
+  minTransactionalRevenueDelay: 0,
+  maxTransactionalRevenueDelay: 0,
+}
+
+/**
+ * identityOf: the KYC identity commitment the tests' attestor gives a person (what a real attestor
+ * computes as keccak256(salt || its record key); here a label stands for the person).
+ */
+export function identityOf(person: string): string {
+  return keccak256(toUtf8Bytes(`kyc identity of ${person.toLowerCase()}`))
 }
 
 export function formHash(label: string): string {
@@ -169,10 +181,15 @@ export class DaoFixture {
     return receipts
   }
 
-  async attest(users: Signer[], category: number = KYC.Individual): Promise<void> {
+  /**
+   * attest: KYC for `users`, each its own identity (identityOf(address)) unless `identity` names
+   * the one person or entity all of them are wallets of.
+   */
+  async attest(users: Signer[], category: number = KYC.Individual, identity?: string): Promise<void> {
     const expires = Math.max(await this.chain.timestamp(), Math.floor(Date.now() / 1000)) + KYC_VALIDITY_S
     await this.tx(this.a.kyc, 'KycRegistry', 'attestBatch', [
       users.map((u) => u.address),
+      users.map((u) => identity ?? identityOf(u.address)),
       category,
       expires,
       keccak256(toUtf8Bytes(`kyc evidence bundle ${expires}`)),

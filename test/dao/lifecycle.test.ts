@@ -12,7 +12,7 @@ import { keccak256, toUtf8Bytes } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Signer } from '../../scripts/dao/client.js'
 import { cleanupNodes } from '../helpers/node.js'
-import { COIN, DaoFixture, REMEDY, writeFunctions } from './helpers.js'
+import { COIN, DaoFixture, identityOf, KYC, REMEDY, writeFunctions } from './helpers.js'
 
 const CASE = { None: 0n, Filed: 1n, Panel: 2n, Decided: 3n, Appealed: 4n, Closed: 5n }
 const CONDUCT = 0
@@ -31,7 +31,18 @@ const caseOf = async (id: number) => f.c.DisputeResolution.read('caseOf', [id])
 const votesOfH = async () => f.c.ValidatorNFT.read('getVotes', [H.address])
 
 beforeAll(async () => {
-  f = await DaoFixture.start({ params: { lockPeriod: 5, firstRefusalWindow: 2, epochDuration: 10, appealWindow: 10 } })
+  f = await DaoFixture.start({
+    params: {
+      lockPeriod: 5,
+      firstRefusalWindow: 2,
+      epochDuration: 10,
+      appealWindow: 10,
+      // fee revenue starts long after this story (all its revenue is deposited: ecosystem revenue)
+      transactionalRevenueDelay: 1_000,
+      minTransactionalRevenueDelay: 1_000,
+      maxTransactionalRevenueDelay: 2_000,
+    },
+  })
   arb = f.a.arbiters
   ;[H, F, N, X] = await f.users(4, 100n)
   await f.attest([H, F, N])
@@ -178,7 +189,9 @@ describe('access', () => {
     for (const role of [f.a.deployer, f.a.ops, f.a.kyc, f.a.shariah, arb[0]]) {
       await f.revert(role, 'ValidatorDAO', 'reduceStake', [seat, 1n], 'NotSeatHolder')
       await f.revert(role, 'ValidatorDAO', 'list', [seat, 1n], 'NotSeatHolder')
+      await f.revert(role, 'ValidatorDAO', 'moveSeat', [seat, role.address], 'NotSeatHolder')
       await f.revert(role, 'ValidatorNFT', 'daoTransfer', [H.address, role.address, seat], 'NotDao')
+      await f.revert(role, 'ValidatorNFT', 'daoMoveKeepingLock', [H.address, role.address, seat], 'NotDao')
       await f.revert(role, 'ValidatorNFT', 'setSuspended', [seat, true], 'NotDao')
       await f.revert(role, 'RevenuePool', 'noteStake', [seat, 0, true], 'NotDao')
       await f.revert(role, 'RevenuePool', 'setRewardHold', [seat, true, false], 'NotDao')
@@ -200,6 +213,7 @@ describe('access', () => {
         'cancelListing',
         'grantRole',
         'list',
+        'moveSeat',
         'pause',
         'reduceStake',
         'rejectApplication',
@@ -219,10 +233,22 @@ describe('access', () => {
 describe('the public record', () => {
   it('every state-changing function of the DAO contracts emits an event', async () => {
     // what this story has not called yet
-    await f.tx(f.a.kyc, 'KycRegistry', 'attest', [X.address, 1, (await f.timestamp()) + 999, EVIDENCE])
+    await f.tx(f.a.kyc, 'KycRegistry', 'attest', [
+      X.address,
+      identityOf(X.address),
+      1,
+      (await f.timestamp()) + 999,
+      EVIDENCE,
+    ])
     await f.tx(f.a.kyc, 'KycRegistry', 'revoke', [X.address, EVIDENCE])
     await f.tx(f.a.deployer, 'ValidatorDAO', 'setDocuments', await f.documents())
     await f.tx(f.a.deployer, 'RevenuePool', 'setEpochDuration', [12])
+    await f.tx(f.a.deployer, 'RevenuePool', 'setTransactionalRevenueDelay', [1_500])
+    // F moves its seat to a second wallet of its KYC identity and back
+    const [F2] = await f.users(1, 1n)
+    await f.attest([F2], KYC.Individual, identityOf(F.address))
+    await f.tx(F, 'ValidatorDAO', 'moveSeat', [51, F2.address])
+    await f.tx(F2, 'ValidatorDAO', 'moveSeat', [51, F.address])
     const id = await f.apply(N, 3, f.params.minStake[2])
     await f.tx(N, 'ValidatorDAO', 'withdrawApplication', [id])
     await f.tx(N, 'ValidatorDAO', 'withdraw')
@@ -254,12 +280,13 @@ describe('the public record', () => {
         'list',
         'cancelListing',
         'buy',
+        'moveSeat',
         'withdraw',
         'setDocuments',
         'pause',
         'unpause',
       ],
-      RevenuePool: ['deposit', 'finalize', 'claim', 'setEpochDuration'],
+      RevenuePool: ['deposit', 'finalize', 'claim', 'setEpochDuration', 'setTransactionalRevenueDelay'],
       DisputeResolution: [
         'fileCase',
         'assignPanel',
@@ -274,6 +301,7 @@ describe('the public record', () => {
       ValidatorNFT: [
         ['mint', 'Transfer'],
         ['daoTransfer', 'Transfer'],
+        ['daoMoveKeepingLock', 'Transfer'],
         ['setSuspended', 'SeatSuspended'],
       ],
       ValidatorDAO: [['setRemedies', 'RemediesChanged']],

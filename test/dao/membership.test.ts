@@ -8,7 +8,7 @@ import { keccak256, toUtf8Bytes } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Signer } from '../../scripts/dao/client.js'
 import { cleanupNodes } from '../helpers/node.js'
-import { COIN, DaoFixture, formHash, KYC } from './helpers.js'
+import { COIN, DaoFixture, formHash, identityOf, KYC } from './helpers.js'
 
 /** Gas limits for the pipelined full-house transactions (each measured well below). */
 const APPLY_GAS = 500_000n
@@ -44,7 +44,13 @@ describe('applications', () => {
     ).toEqual([alice.address])
     // expired: valid for 3 s, then the clock moves past it
     const expires = (await f.timestamp()) + 3
-    await f.tx(f.a.kyc, 'KycRegistry', 'attest', [alice.address, KYC.Individual, expires, keccak256('0x01')])
+    await f.tx(f.a.kyc, 'KycRegistry', 'attest', [
+      alice.address,
+      identityOf(alice.address),
+      KYC.Individual,
+      expires,
+      keccak256('0x01'),
+    ])
     expect(await f.c.KycRegistry.read('isValid', [alice.address])).toBe(true)
     await f.warpTo(expires)
     expect(await f.c.KycRegistry.read('isValid', [alice.address])).toBe(false)
@@ -58,7 +64,7 @@ describe('applications', () => {
       alice,
       'KycRegistry',
       'attest',
-      [alice.address, 1, expires + 999, keccak256('0x03')],
+      [alice.address, identityOf(alice.address), 1, expires + 999, keccak256('0x03')],
       'AccessControlUnauthorizedAccount',
     )
     await f.attest([alice, bob, carol])

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BoundContract, Json, Signer } from '../../scripts/dao/client.js'
 import { compileContract } from '../helpers/compile.js'
 import { cleanupNodes } from '../helpers/node.js'
-import { COIN, DaoFixture, formHash } from './helpers.js'
+import { COIN, DaoFixture, formHash, identityOf } from './helpers.js'
 
 const EPOCH = 10
 const SHARE_BPS = [5000n, 4000n, 1000n]
@@ -128,7 +128,13 @@ beforeAll(async () => {
       new Interface(code.abi).encodeDeploy([f.suite.addresses.RevenuePool, f.suite.addresses.ValidatorDAO]).slice(2),
   )
   attacker = f.chain.contract('ReentrantClaimer', address, code.abi)
-  await f.tx(f.a.kyc, 'KycRegistry', 'attest', [address, 2, (await f.timestamp()) + 86_400, keccak256('0x01')])
+  await f.tx(f.a.kyc, 'KycRegistry', 'attest', [
+    address,
+    identityOf(address),
+    2,
+    (await f.timestamp()) + 86_400,
+    keccak256('0x01'),
+  ])
   await attacker.write(f.a.deployer, 'applyForSeat', [2, ...(await f.documents()), formHash(address)], {
     value: 3n * COIN,
   })

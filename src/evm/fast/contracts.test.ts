@@ -185,7 +185,7 @@ describe('fast interpreter on the genesis contracts', () => {
       {
         who: 1,
         to: ADDRESSES.KycRegistry as string,
-        data: kyc.encodeFunctionData('attest', [dev(10), 1, now + 10n ** 6n, id('evidence')]),
+        data: kyc.encodeFunctionData('attest', [dev(10), id('identity of dev 10'), 1, now + 10n ** 6n, id('evidence')]),
       },
     ])
     const docs = await Promise.all(
