@@ -9,7 +9,7 @@ import { createMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BoundContract } from '../../scripts/dao/client.js'
+import type { BoundContract, Json } from '../../scripts/dao/client.js'
 import { encodeExitPayload } from './exitPayload.js'
 import {
   BASE_CHAIN_ID,
@@ -45,13 +45,13 @@ const BUDGET = {
 let base: BaseChain
 const rows: [string, number][] = []
 
-function record(what: string, receipt: { gasUsed: string }): number {
+function record(what: string, receipt: Json): number {
   const gas = Number(BigInt(receipt.gasUsed))
   rows.push([what, gas])
   return gas
 }
 
-async function submitted(m: BoundContract, c: Checkpoint, signers: Validator[]): Promise<{ gasUsed: string }> {
+async function submitted(m: BoundContract, c: Checkpoint, signers: Validator[]): Promise<Json> {
   const digest = checkpointDigest(c, { childChainId: CHILD_CHAIN_ID, baseChainId: BASE_CHAIN_ID, manager: m.address })
   return m.write(base.deployer, 'submitCheckpoint', [encodeCheckpoint(c), signCheckpoint(signers, digest)])
 }
