@@ -39,6 +39,12 @@ async function main() {
   console.log(
     `  epoch ${o.currentEpoch}: since ${new Date(Number(o.epochStart) * 1000).toISOString()}, ends ${new Date(Number(o.epochEndsAt) * 1000).toISOString()}; revenue so far ${coins(o.pendingRevenue)} coins; unclaimed ${coins(o.totalClaimable)}`,
   )
+  const start = await c.RevenuePool.read('transactionalRevenueStart')
+  const started = await c.RevenuePool.read('transactionalRevenueStarted')
+  const held = await c.RevenuePool.read('heldTransactionalRevenue')
+  console.log(
+    `  transactional (fee) revenue ${started ? 'started' : 'starts'} ${new Date(Number(start) * 1000).toISOString()}; fees not yet distributed ${coins(held)} coins${started ? '' : ' (held until the start)'}`,
+  )
   console.log('Tiers')
   for (const t of await c.DaoLens.read('tiers')) {
     console.log(

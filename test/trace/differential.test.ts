@@ -59,9 +59,7 @@ function expectSameStructLogs(ibexValue: Json, anvilValue: Json, what: string): 
 beforeAll(async () => {
   ibex = await startNode({ port: 'free', args: ['--http.api', 'eth,net,web3,txpool,debug'] })
   anvil = await startAnvil(['--gas-limit', '30000000'])
-  const coinbase = ibex.validatorAddress()
-  if (coinbase === undefined) throw new Error(`ibex printed no validator address:\n${ibex.stdout()}`)
-  scenario = await runScenario(ibex.url, anvil.url, coinbase)
+  scenario = await runScenario(ibex.url, anvil.url)
 }, SETUP_TIMEOUT_MS)
 
 afterAll(async () => {

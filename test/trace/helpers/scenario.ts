@@ -2,8 +2,10 @@
  * The transactions the tracer differential test replays on ibex and on anvil: contracts of
  * test/trace/fixtures/Trace.sol deployed and exercised by dev account 0, each signed once and
  * sent as the same bytes to both nodes, one transaction per block. Before each transaction anvil
- * is given ibex's coinbase and the base fee of the block ibex mined it in, so balances — and so
- * the prestate traces — match to the wei.
+ * is given the coinbase (`miner`) and the base fee of the block ibex mined it in, and that coinbase
+ * account as ibex had it at the parent block (code, nonce, balance: on the dev preset it is the
+ * DAO's RevenuePool, which also receives every block's base fee, as anvil's coinbase does not), so
+ * balances — and so the prestate traces — match to the wei.
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -67,12 +69,15 @@ const MAX_FEE_WEI = 10_000_000_000n
 const PRIORITY_FEE_WEI = 1_000_000_000n
 const DEFAULT_GAS = 3_000_000n
 
-/** Sends the scenario to both nodes; throws when the two disagree on a receipt. */
-export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: string): Promise<Scenario> {
+/**
+ * runScenario sends the scenario to both nodes; throws when the two disagree on a receipt.
+ * `_coinbase` is not used (anvil takes each block's own `miner` from ibex); it stays
+ * so that callers written when the validator was the dev coinbase keep compiling.
+ */
+export async function runScenario(ibexUrl: string, anvilUrl: string, _coinbase?: string): Promise<Scenario> {
   const C = compileTraceContracts()
   const key = DEV_ACCOUNTS[0].privateKey
   const account = privateKeyToAccount(key)
-  await rpc(anvilUrl, 'anvil_setCoinbase', [coinbase])
   let nonce = 0
   const txs: SentTx[] = []
   const addresses: Record<string, Hex> = {}
@@ -92,6 +97,12 @@ export async function runScenario(ibexUrl: string, anvilUrl: string, coinbase: s
     const hash = await rpc<Hex>(ibexUrl, 'eth_sendRawTransaction', [raw])
     const receipt = await waitForReceipt(ibexUrl, hash)
     const block = await rpc(ibexUrl, 'eth_getBlockByNumber', [receipt.blockNumber, false])
+    const parent = `0x${(BigInt(receipt.blockNumber) - 1n).toString(16)}`
+    const coinbase = block.miner as Hex
+    await rpc(anvilUrl, 'anvil_setCoinbase', [coinbase])
+    await rpc(anvilUrl, 'anvil_setCode', [coinbase, await rpc(ibexUrl, 'eth_getCode', [coinbase, parent])])
+    await rpc(anvilUrl, 'anvil_setNonce', [coinbase, await rpc(ibexUrl, 'eth_getTransactionCount', [coinbase, parent])])
+    await rpc(anvilUrl, 'anvil_setBalance', [coinbase, await rpc(ibexUrl, 'eth_getBalance', [coinbase, parent])])
     await rpc(anvilUrl, 'anvil_setNextBlockBaseFeePerGas', [block.baseFeePerGas])
     const anvilHash = await rpc<Hex>(anvilUrl, 'eth_sendRawTransaction', [raw])
     const other = await waitForReceipt(anvilUrl, anvilHash)
