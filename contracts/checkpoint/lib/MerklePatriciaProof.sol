@@ -15,7 +15,7 @@ import {RlpReader} from "./RlpReader.sol";
 /// The proof is an RLP list whose items are the nodes, each either in place (a list) or wrapped in
 /// a byte string. The first proof node must hash to the root; each next one must hash to the
 /// reference its parent holds for the key's next nibbles (inline children are read in place, they
-/// are covered by their parent's hash). The walk ends at a leaf whose path is the rest of the key,
+/// are covered by their parent's hash; a proof node repeating one is passed over). The walk ends at a leaf whose path is the rest of the key,
 /// or at a branch's value slot when the key is used up; proof nodes left over are refused.
 library MerklePatriciaProof {
     using RlpReader for bytes;
@@ -81,11 +81,27 @@ library MerklePatriciaProof {
             }
             if (value.isList()) {
                 node = value; // inline child: already covered by its parent's hash
+                bool copied;
+                (rest, copied) = skipCopy(rest, value);
+                if (copied) ++nodeIndex;
                 continue;
             }
             ++nodeIndex;
             (node, rest) = hashedChild(value, rest, nodeIndex);
         }
+    }
+
+    /// skipCopy drops the next proof node when it repeats the inline node `inlineNode`: some provers
+    /// (the ethereumjs trie among them) list inline nodes as proof nodes of their own, geth does not.
+    function skipCopy(bytes calldata rest, bytes calldata inlineNode)
+        private
+        pure
+        returns (bytes calldata remaining, bool copied)
+    {
+        if (rest.length == 0) return (rest, false);
+        (bytes calldata next, bytes calldata afterNext) = rest.next();
+        if (keccak256(unwrap(next)) != keccak256(inlineNode)) return (rest, false);
+        return (afterNext, true);
     }
 
     /// hashedChild takes the next proof node off `rest` and checks it is the one the reference
