@@ -5,6 +5,7 @@
  */
 import { ConfigError, loadConfig } from '../config/load.js'
 import { runExport, runImport } from './commands/chain-io.js'
+import { runCheckpoint } from './commands/checkpoint.js'
 import { runGenesis } from './commands/genesis.js'
 import { formatHelp, ibexVersion } from './commands/help.js'
 import { runInit } from './commands/init.js'
@@ -46,6 +47,8 @@ export async function runCli(argv: string[], io: CliIo = processIo, nodeApi?: No
         return await runFaucet(config, io, configFile)
       case 'chain-info':
         return await runChainInfo(config, io)
+      case 'checkpoint':
+        return await runCheckpoint(config, extra, io)
     }
   } catch (err) {
     if (err instanceof ConfigError) {

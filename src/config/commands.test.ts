@@ -28,15 +28,15 @@ describe('commands', () => {
   it('rejects unknown commands and flags before a command', () => {
     rejects(
       ['serve'],
-      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, checkpoint, help, version)',
     )
     rejects(
       ['help', 'serve'],
-      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, help, version)',
+      'unknown command "serve" (accepted: start, init, import, export, genesis, faucet, chain-info, checkpoint, help, version)',
     )
     rejects(
       ['--network', 'dev'],
-      'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|help|version> [flags] (see ibex --help)',
+      'missing command before --network: ibex <start|init|import|export|genesis|faucet|chain-info|checkpoint|help|version> [flags] (see ibex --help)',
     )
   })
 

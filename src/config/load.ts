@@ -62,6 +62,14 @@ export interface CommandExtra {
   p2pBasePort?: number
   /** genesis: accounts funded in the genesis. */
   prefund?: Prefund[]
+  /** checkpoint: the subcommand. */
+  checkpointAction?: 'deploy' | 'status'
+  /** checkpoint deploy: the deployer's key file. */
+  key?: string
+  /** checkpoint: a child-chain node's JSON-RPC URL. */
+  childRpc?: string
+  /** checkpoint deploy: node configs (or directories of them) to write the addresses into. */
+  writeConfig?: string[]
 }
 
 export interface LoadedConfig {
@@ -77,7 +85,7 @@ export interface LoadedConfig {
 /** Environment variables read: IBEX_CONFIG (config file when --config is not given). */
 export type LoadEnv = Record<string, string | undefined>
 
-const NODE_COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info']
+const NODE_COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info', 'checkpoint']
 const FLAG_SETTINGS = new Map(SETTINGS.filter((s) => s.flag !== undefined).map((s) => [s.flag as string, s]))
 const COMMAND_FLAG_DEFS = new Map(COMMAND_FLAGS.map((f) => [f.flag, f]))
 
@@ -347,6 +355,9 @@ function setCommandFlag(extra: CommandExtra, name: string, value: unknown): void
   else if (name === 'http-base-port') extra.httpBasePort = value as number
   else if (name === 'p2p-base-port') extra.p2pBasePort = value as number
   else if (name === 'prefund') extra.prefund = [...(extra.prefund ?? []), value as Prefund]
+  else if (name === 'key') extra.key = value as string
+  else if (name === 'child-rpc') extra.childRpc = value as string
+  else if (name === 'write-config') extra.writeConfig = [...(extra.writeConfig ?? []), value as string]
 }
 
 function parseBlockNumber(raw: string, what: string): bigint {
@@ -375,6 +386,17 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
     extra.file = args[0]
   }
   if (command === 'import') tooMany(1)
+  if (command === 'checkpoint') {
+    const action = args[0]
+    if (action !== 'deploy' && action !== 'status')
+      throw new ConfigError(
+        `ibex checkpoint needs an action: deploy (the base-chain contracts) or status (last checkpoint, lag, uptime)${action === undefined ? '' : `, got ${JSON.stringify(action)}`}`,
+      )
+    tooMany(1)
+    extra.checkpointAction = action
+    if (action === 'status' && (extra.key !== undefined || extra.writeConfig !== undefined))
+      throw new ConfigError('ibex checkpoint status takes no --key or --write-config (they are for deploy)')
+  }
   if (command === 'export') {
     tooMany(3)
     if (args[1] !== undefined) extra.first = parseBlockNumber(args[1], 'FIRST')

@@ -50,12 +50,23 @@ import {
   parseProxies,
   parseString,
   parseTokenSymbol,
+  parseUrl,
   parseVhosts,
   parseWei,
 } from './values.js'
 
-export type Command = 'start' | 'init' | 'import' | 'export' | 'genesis' | 'faucet' | 'chain-info' | 'help' | 'version'
-export const COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info', 'help', 'version']
+export type Command =
+  | 'start'
+  | 'init'
+  | 'import'
+  | 'export'
+  | 'genesis'
+  | 'faucet'
+  | 'chain-info'
+  | 'checkpoint'
+  | 'help'
+  | 'version'
+export const COMMANDS: readonly Command[] = ['start', 'init', 'import', 'export', 'genesis', 'faucet', 'chain-info', 'checkpoint', 'help', 'version']
 
 /** Where a value came from, for resolving relative paths: file values resolve against the file's directory. */
 export interface ApplyContext {
@@ -356,6 +367,8 @@ function parseAddresses(raw: unknown): string[] {
 
 const genesisFlag = (flag: string, metavar: string, help: string, parse: (raw: unknown) => unknown) =>
   ({ flag, commands: ['genesis'], metavar, help, parse }) as const
+const checkpointFlag = (flag: string, metavar: string, help: string, parse: (raw: unknown) => unknown) =>
+  ({ flag, commands: ['checkpoint'], metavar, help, parse }) as const
 
 export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
   genesisFlag('validators', 'N', 'make N new validator keys (validator-<i>.key), put them in the genesis and seat them in its Validator DAO (at most 150)', (raw) => parseInteger(raw, 1, 1000)),
@@ -366,4 +379,7 @@ export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
   genesisFlag('http-base-port', 'H', `node i serves JSON-RPC on port H+i-1 [default: ${HTTP_PORT}]`, parsePort),
   genesisFlag('p2p-base-port', 'P', `node i listens for peers on port P+i-1 [default: ${P2P_PORT}]`, parsePort),
   { ...genesisFlag('prefund', 'ADDR=WEI', 'fund an account in the genesis (1000ether, 5gwei or wei); repeatable', parsePrefund), repeatable: true },
+  checkpointFlag('key', 'FILE', 'deploy: file with the private key (hex) of the base-chain account that pays for the deployment', parseString),
+  checkpointFlag('child-rpc', 'URL', "JSON-RPC URL of a node of the child chain: its chain id, head and DAO validator set (default: http://127.0.0.1:<[jsonrpc] port>)", (raw) => parseUrl(raw, ['http:', 'https:'])),
+  { ...checkpointFlag('write-config', 'PATH', 'deploy: write [checkpoint] enabled, base_rpc, base_chain_id, manager and vault into this node config, or into every node<i>/config.toml under this directory; repeatable', parseString), repeatable: true },
 ]

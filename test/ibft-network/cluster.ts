@@ -31,6 +31,8 @@ export interface ClusterOptions {
   roundTimeout: string
   /** ADDR=WEI entries. */
   prefund: string[]
+  /** More `ibex genesis` flags (e.g. --checkpoint.base-rpc URL). */
+  genesisArgs?: string[]
 }
 
 export interface ClusterNode {
@@ -83,6 +85,7 @@ export class Cluster {
     args.push('--chain-id', String(o.chainId), '--block-time', o.blockTime, '--ibft.round-timeout', o.roundTimeout)
     args.push('--http-base-port', String(http), '--p2p-base-port', String(p2p), '--out', dir)
     for (const p of o.prefund) args.push('--prefund', p)
+    args.push(...(o.genesisArgs ?? []))
     execFileSync(process.execPath, [IBEX_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8' })
     const genesis = JSON.parse(readFileSync(join(dir, 'genesis.json'), 'utf8')) as { extraData: string }
     const validators = decodeIbftExtra(genesis.extraData).validators.map((v) => bytesToHex(v))

@@ -8,6 +8,10 @@
  *                             (validators: "../validator-<i-1>.key"), [jsonrpc] port H+i-1,
  *                             [p2p] port P+i-1 with every other node as a bootnode, [ibft] round timeout,
  *                             span_blocks and producers (--span-blocks, --producers)
+ *                             with --checkpoint.base-rpc URL: [checkpoint] with the base chain and every
+ *                             checkpoint number given to ibex genesis (--checkpoint.interval …), enabled
+ *                             = false until `ibex checkpoint deploy --write-config DIR` names the
+ *                             contracts; and [jsonrpc] api with bor and validators
  *
  * so `ibex start --config DIR/node<i>/config.toml` brings node i up on this machine (loopback).
  */
@@ -82,6 +86,7 @@ export function nodeFiles(node: NodeLayout, all: NodeLayout[], config: IbexConfi
     '',
     '[jsonrpc]',
     `port = ${node.httpPort}`,
+    ...(config.checkpoint.baseRpc === '' ? [] : [`api = ${JSON.stringify(CHECKPOINT_NETWORK_APIS)}`]),
     '',
     '[p2p]',
     `port = ${node.p2pPort}`,
@@ -94,11 +99,36 @@ export function nodeFiles(node: NodeLayout, all: NodeLayout[], config: IbexConfi
     `span_blocks = ${config.ibft.spanBlocks}`,
     `producers = ${config.ibft.producers}`,
     '',
+    ...checkpointLines(config),
   ]
   return new Map<string, string | Uint8Array>([
     [NODE_CONFIG_FILE, lines.join('\n')],
     [NODE_KEY_FILE, node.seed],
   ])
+}
+
+/** Namespaces a node of a network with checkpoints serves: the defaults plus the validator layer's. */
+export const CHECKPOINT_NETWORK_APIS = ['eth', 'net', 'web3', 'txpool', 'bor', 'validators'] as const
+
+/** The [checkpoint] section of a node with a base chain (none without --checkpoint.base-rpc). */
+function checkpointLines(config: IbexConfig): string[] {
+  const c = config.checkpoint
+  if (c.baseRpc === '') return []
+  return [
+    '# enabled by `ibex checkpoint deploy --write-config <this directory\'s parent>`, which adds the contracts',
+    '[checkpoint]',
+    'enabled = false',
+    `base_rpc = ${JSON.stringify(c.baseRpc)}`,
+    ...(c.baseChainId === 0 ? [] : [`base_chain_id = ${c.baseChainId}`]),
+    `interval = "${duration(c.intervalMs)}"`,
+    `max_blocks = ${c.maxBlocks}`,
+    `base_confirmations = ${c.baseConfirmations}`,
+    `grace = "${duration(c.graceMs)}"`,
+    `proposer_timeout = "${duration(c.proposerTimeoutMs)}"`,
+    `uptime_window = ${c.uptimeWindow}`,
+    `poll_interval = "${duration(c.pollIntervalMs)}"`,
+    '',
+  ]
 }
 
 /** A duration as the config file takes it: whole seconds as "2s", else "1500ms". */

@@ -128,6 +128,10 @@ export async function runGenesis(config: IbexConfig, extra: CommandExtra, io: Cl
     io.out(`  node${n.index} (${role}): http://127.0.0.1:${n.httpPort}, p2p ${n.p2pPort}, peer id ${n.peerId}`)
   }
   if (nodes.length > 0) io.out(`Start node i with: ibex start --config ${join(out, 'node<i>', NODE_CONFIG_FILE)}`)
+  if (nodes.length > 0 && config.checkpoint.baseRpc !== '')
+    io.out(
+      `Checkpoints go to ${config.checkpoint.baseRpc} once the contracts are deployed (with the nodes running): ibex checkpoint deploy --config ${join(out, 'node1', NODE_CONFIG_FILE)} --key FUNDED.key --write-config ${out}, then restart the nodes`,
+    )
   return 0
 }
 

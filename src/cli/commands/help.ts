@@ -55,6 +55,13 @@ const COMMAND_DOCS: readonly CommandDoc[] = [
     synopsis: 'ibex chain-info --network NAME',
     summary: 'print the chain-registry entry and wallet (EIP-3085) parameters',
   },
+  {
+    name: 'checkpoint',
+    usage:
+      'ibex checkpoint deploy --checkpoint.base-rpc URL --key FILE [--config node.toml] [--child-rpc URL] [--write-config PATH]… | ibex checkpoint status [--config node.toml] [--child-rpc URL]',
+    synopsis: 'ibex checkpoint deploy|status',
+    summary: 'deploy the base-chain checkpoint contracts for a network, or show its checkpoints, lag and uptime',
+  },
   { name: 'help', usage: 'ibex help [COMMAND]', summary: "show this help, or one command's" },
   { name: 'version', usage: 'ibex version', summary: 'print the version' },
 ]
@@ -113,9 +120,35 @@ export const COMMAND_SETTINGS: Readonly<Record<Exclude<Command, 'start' | 'help'
   init: ['network', 'genesis', 'datadir', 'config', 'block-time', 'validator-key', 'log-level', 'log-format'],
   import: ['network', 'genesis', 'datadir', 'config', 'block-time', 'validator-key', 'log-level', 'log-format'],
   export: ['network', 'genesis', 'datadir', 'config', 'log-level', 'log-format'],
-  genesis: ['network', 'genesis', 'config', 'block-time', 'log-level', 'ibft.round-timeout'],
+  genesis: [
+    'network',
+    'genesis',
+    'config',
+    'block-time',
+    'log-level',
+    'ibft.round-timeout',
+    'checkpoint.base-rpc',
+    'checkpoint.base-chain-id',
+    'checkpoint.interval',
+    'checkpoint.max-blocks',
+    'checkpoint.confirmations',
+    'checkpoint.grace',
+    'checkpoint.proposer-timeout',
+    'checkpoint.uptime-window',
+    'checkpoint.poll-interval',
+  ],
   faucet: ['config', 'network', 'genesis', 'datadir', 'log-level', 'log-format'],
   'chain-info': ['config', 'network', 'genesis', 'http.addr', 'http.port'],
+  checkpoint: [
+    'config',
+    'log-level',
+    'http.port',
+    'checkpoint.base-rpc',
+    'checkpoint.base-chain-id',
+    'checkpoint.manager',
+    'checkpoint.max-blocks',
+    'checkpoint.uptime-window',
+  ],
 }
 
 /** File-only keys a command reads (shown in its help: they have no flag). */
@@ -159,8 +192,9 @@ export function formatHelp(topic?: Command): string {
   if (topic === undefined || topic === 'help' || topic === 'version') {
     lines.push(`ibex ${ibexVersion()}: EVM node with Istanbul BFT finality`, '', 'Usage:')
     lines.push(...columns(COMMAND_DOCS.map((c) => [c.synopsis ?? c.usage, c.summary])))
-    lines.push('', 'Flags of start, init, import, export, genesis, faucet and chain-info:', ...columns(flagRows()))
+    lines.push('', 'Flags of start, init, import, export, genesis, faucet, chain-info and checkpoint:', ...columns(flagRows()))
     lines.push('', 'Flags of genesis only:', ...columns(commandFlagRows('genesis')))
+    lines.push('', 'Flags of checkpoint only:', ...columns(commandFlagRows('checkpoint')))
   } else {
     const doc = COMMAND_DOCS.find((c) => c.name === topic) as CommandDoc
     lines.push(`Usage: ${doc.usage}`, '', `${doc.summary[0]?.toUpperCase()}${doc.summary.slice(1)}.`, '', 'Flags:')

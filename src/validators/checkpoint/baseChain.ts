@@ -45,6 +45,8 @@ export interface BaseReceipt {
   status: boolean
   blockNumber: bigint
   transactionHash: Uint8Array
+  /** The created contract, for a deployment. */
+  contractAddress: Uint8Array | undefined
 }
 
 /** JSON-RPC to the base chain. */
@@ -102,8 +104,9 @@ export class BaseChain {
     return hexToBytes(await this.rpc<Hex>('eth_getCode', [bytesToHex(address), 'latest']))
   }
 
-  async call(to: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-    return hexToBytes(await this.rpc<Hex>('eth_call', [{ to: bytesToHex(to), data: bytesToHex(data) }, 'latest']))
+  /** eth_call at `block` (a tag or a 0x number; latest by default). */
+  async call(to: Uint8Array, data: Uint8Array, block = 'latest'): Promise<Uint8Array> {
+    return hexToBytes(await this.rpc<Hex>('eth_call', [{ to: bytesToHex(to), data: bytesToHex(data) }, block]))
   }
 
   async logs(address: Uint8Array, topics: (Uint8Array[] | null)[], fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
@@ -124,11 +127,29 @@ export class BaseChain {
   }
 
   async receipt(txHash: Uint8Array): Promise<BaseReceipt | undefined> {
-    const r = await this.rpc<{ status: Hex; blockNumber: Hex; transactionHash: Hex } | null>('eth_getTransactionReceipt', [
-      bytesToHex(txHash),
-    ])
+    const r = await this.rpc<{ status: Hex; blockNumber: Hex; transactionHash: Hex; contractAddress?: Hex | null } | null>(
+      'eth_getTransactionReceipt',
+      [bytesToHex(txHash)],
+    )
     if (r === null) return undefined
-    return { status: r.status === '0x1', blockNumber: BigInt(r.blockNumber), transactionHash: hexToBytes(r.transactionHash) }
+    return {
+      status: r.status === '0x1',
+      blockNumber: BigInt(r.blockNumber),
+      transactionHash: hexToBytes(r.transactionHash),
+      contractAddress: typeof r.contractAddress === 'string' ? hexToBytes(r.contractAddress) : undefined,
+    }
+  }
+
+  /** waitReceipt polls for a transaction's receipt; throws BaseChainError('unreachable') after `timeoutMs`. */
+  async waitReceipt(txHash: Uint8Array, timeoutMs: number, pollMs: number): Promise<BaseReceipt> {
+    const until = Date.now() + timeoutMs
+    for (;;) {
+      const r = await this.receipt(txHash)
+      if (r !== undefined) return r
+      if (Date.now() > until)
+        throw new BaseChainError('unreachable', `transaction ${bytesToHex(txHash)} not mined within ${timeoutMs} ms`)
+      await new Promise((resolve) => setTimeout(resolve, pollMs))
+    }
   }
 
   /** Whether the base chain still knows the transaction (pending or mined). */
@@ -204,14 +225,13 @@ export class Submitter {
   }
 
   /** estimateGas throws BaseChainError('reverted') when the call would revert (NotContinuous, BadSignature…). */
-  async estimateGas(to: Uint8Array, data: Uint8Array): Promise<bigint> {
-    return BigInt(
-      await this.chain.rpc<Hex>('eth_estimateGas', [{ from: bytesToHex(this.address), to: bytesToHex(to), data: bytesToHex(data) }]),
-    )
+  async estimateGas(to: Uint8Array | undefined, data: Uint8Array): Promise<bigint> {
+    const call = { from: bytesToHex(this.address), data: bytesToHex(data), ...(to === undefined ? {} : { to: bytesToHex(to) }) }
+    return BigInt(await this.chain.rpc<Hex>('eth_estimateGas', [call]))
   }
 
   /** Signs a transaction calling `to` with `data`; the raw bytes and their hash. */
-  async sign(to: Uint8Array, data: Uint8Array, nonce: bigint, gas: bigint): Promise<{ raw: Uint8Array; hash: Uint8Array }> {
+  async sign(to: Uint8Array | undefined, data: Uint8Array, nonce: bigint, gas: bigint): Promise<{ raw: Uint8Array; hash: Uint8Array }> {
     const block = await this.chain.rpc<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
     let tip = DEFAULT_TIP_WEI
     try {
@@ -248,7 +268,7 @@ export class Submitter {
   }
 
   /** Signs and sends; resolves with the transaction hash once the base chain accepted it. */
-  async send(to: Uint8Array, data: Uint8Array, nonce: bigint, gas: bigint): Promise<Uint8Array> {
+  async send(to: Uint8Array | undefined, data: Uint8Array, nonce: bigint, gas: bigint): Promise<Uint8Array> {
     const { raw, hash } = await this.sign(to, data, nonce, gas)
     await this.sendRaw(raw)
     return hash

@@ -253,3 +253,21 @@ export function decodeManagerEvent(log: RawLog): ManagerEvent | undefined {
   }
   return undefined
 }
+
+/** Constructor arguments of CheckpointManager(uint256 childChainId, uint256 maxBlocks, address[] signers, uint256[] powers). */
+export function encodeManagerConstructor(
+  childChainId: bigint,
+  maxBlocks: bigint,
+  signers: readonly Uint8Array[],
+  powers: readonly bigint[],
+): Uint8Array {
+  const first = signersTail(signers)
+  return concatBytes(
+    uintWord(childChainId),
+    uintWord(maxBlocks),
+    uintWord(BigInt(4 * WORD)),
+    uintWord(BigInt(4 * WORD + first.length)),
+    first,
+    powersTail(powers),
+  )
+}

@@ -1,0 +1,247 @@
+/**
+ * Checkpoints end to end (issue 20; VALIDATORS.md "What works means"), real processes on loopback:
+ * anvil as the base chain, `ibex genesis --validators 4 --full-nodes 1 --checkpoint.base-rpc …`
+ * (the [checkpoint] section in every node config), the nodes started, `ibex checkpoint deploy
+ * --write-config` (CheckpointManager with the DAO's set read from node 1, ExitVault), the nodes
+ * restarted with checkpoints on. Then, on a 4 s cadence:
+ *   - consecutive checkpoints (ids 10000, 20000…, ranges from block 1 with no gap or overlap), each
+ *     signed by all four, each root equal to rootFromRpc (test/checkpoint/rootCheck.ts, viem only)
+ *     over the full node's blocks;
+ *   - one validator stopped: checkpoints go on with 3 signatures and its uptime falls
+ *     (validators_getUptime on the full node); back, it signs again and its uptime rises;
+ *   - two stopped (half the power): no checkpoint while they are down, none short of 3 signers;
+ *     back, checkpoints resume;
+ *   - anvil frozen (SIGSTOP) for 12 s and thawed: checkpoints resume with no gap and no duplicate.
+ * It prints the time from a block to the checkpoint holding it (child block timestamp to the base
+ * block that stored the checkpoint), measured over every checkpoint of the run.
+ */
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { REPO_ROOT } from '../helpers/compile.js'
+import { IBEX_BIN, rpc, waitFor } from '../helpers/node.js'
+import { Cluster } from '../ibft-network/cluster.js'
+import { type Anvil, startAnvil } from '../trace/helpers/anvil.js'
+import { rootFromRpc } from './rootCheck.js'
+
+const CHAIN_ID = 7862
+/** anvil's first dev account: pays for the deployment. */
+const DEPLOYER_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+const FULL_NODE = 5
+/** Cadence and windows in seconds, so the test runs in minutes on a loaded 2-core box. */
+const CHECKPOINT_FLAGS = [
+  '--checkpoint.interval', '4s',
+  '--checkpoint.grace', '1s',
+  '--checkpoint.proposer-timeout', '8s',
+  '--checkpoint.poll-interval', '500ms',
+  '--checkpoint.confirmations', '1',
+]
+/** Longest wait for the next checkpoint: several cadences, proposer handovers and a slow box. */
+const CHECKPOINT_WAIT_MS = 120_000
+/** How long two stopped validators are kept down (several cadences). */
+const OUTAGE_MS = 15_000
+/** How long anvil is frozen. */
+const FREEZE_MS = 12_000
+
+interface CheckpointJson {
+  id: string
+  start: string
+  end: string
+  root: string
+  proposer: string
+  signers: string[]
+  baseTxHash: string | null
+}
+
+interface UptimeJson {
+  validators: { signer: string; signed: number; of: number; uptime: number; health: string }[]
+}
+
+let anvil: Anvil
+let net: Cluster
+let fullUrl: string
+
+async function count(): Promise<number> {
+  return Number(BigInt(await rpc<string>(fullUrl, 'validators_getCheckpointCount')))
+}
+
+async function checkpointAt(k: number): Promise<CheckpointJson> {
+  return rpc<CheckpointJson>(fullUrl, 'validators_getCheckpoint', [`0x${(k * 10_000).toString(16)}`])
+}
+
+async function all(): Promise<CheckpointJson[]> {
+  const n = await count()
+  return Promise.all(Array.from({ length: n }, (_, i) => checkpointAt(i + 1)))
+}
+
+/** Waits until the base chain holds `n` checkpoints; returns the count reached. */
+async function untilCount(n: number, what: string): Promise<number> {
+  return waitFor(async () => {
+    const c = await count().catch(() => 0)
+    return c >= n ? c : undefined
+  }, { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: `${what} (checkpoint ${n})` })
+}
+
+async function uptimeOf(signer: string): Promise<UptimeJson['validators'][number]> {
+  const u = await rpc<UptimeJson>(fullUrl, 'validators_getUptime')
+  const v = u.validators.find((x) => x.signer === signer)
+  if (v === undefined) throw new Error(`${signer} not in the uptime table: ${JSON.stringify(u)}`)
+  return v
+}
+
+/** Every checkpoint continues the one before it, from block 1; ids step by 10000. */
+function expectConsecutive(list: CheckpointJson[]): void {
+  let end = 0n
+  list.forEach((c, i) => {
+    expect(BigInt(c.id), `checkpoint ${i + 1}`).toBe(BigInt(i + 1) * 10_000n)
+    expect(BigInt(c.start), `checkpoint ${c.id} start`).toBe(end + 1n)
+    expect(BigInt(c.end)).toBeGreaterThanOrEqual(BigInt(c.start))
+    end = BigInt(c.end)
+  })
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil()
+  net = await Cluster.create({
+    validators: 4,
+    fullNodes: 1,
+    chainId: CHAIN_ID,
+    blockTime: '1s',
+    roundTimeout: '1s',
+    prefund: [],
+    genesisArgs: ['--checkpoint.base-rpc', anvil.url, ...CHECKPOINT_FLAGS],
+  })
+  fullUrl = net.node(FULL_NODE).url
+  await Promise.all(net.nodes.map((n) => net.start(n.index)))
+  await waitFor(async () => Number(BigInt(await rpc<string>(fullUrl, 'eth_blockNumber'))) >= 3, {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    what: 'blocks before the deployment',
+  })
+  // each validator pays for the checkpoints it submits (its signer key by default)
+  for (const v of net.validators) await rpc(anvil.url, 'anvil_setBalance', [v, '0x3635c9adc5dea00000'])
+  const keyFile = join(net.dir, 'deployer.key')
+  writeFileSync(keyFile, `${DEPLOYER_KEY}\n`)
+  const out = execFileSync(
+    process.execPath,
+    [IBEX_BIN, 'checkpoint', 'deploy', '--config', net.node(1).config, '--key', keyFile, '--write-config', net.dir],
+    { cwd: REPO_ROOT, encoding: 'utf8' },
+  )
+  expect(out).toMatch(/CheckpointManager 0x[0-9a-f]{40}/)
+  expect(out.match(/wrote \[checkpoint\]/g)).toHaveLength(5)
+  // restart with checkpoints on, as an operator would
+  for (const n of net.nodes) await net.stop(n.index)
+  await Promise.all(net.nodes.map((n) => net.start(n.index)))
+}, 300_000)
+
+afterAll(async () => {
+  await net?.cleanup()
+  await anvil?.stop()
+}, 60_000)
+
+describe('checkpoints to anvil from a 4-validator network', () => {
+  it('checkpoints consecutive ranges signed by all four, each root as rootFromRpc computes it', async () => {
+    await untilCount(3, 'the first checkpoints')
+    const list = await all()
+    expectConsecutive(list)
+    for (const c of list) {
+      expect(c.signers, `checkpoint ${c.id}`).toHaveLength(4)
+      expect([...c.signers].sort()).toEqual([...net.validators].sort())
+      expect(c.root, `root of checkpoint ${c.id}`).toBe(await rootFromRpc(fullUrl, BigInt(c.start), BigInt(c.end)))
+      expect(net.validators).toContain(c.proposer)
+    }
+    const ofBlock = await rpc<CheckpointJson>(fullUrl, 'validators_getCheckpointOfBlock', [list[1]?.start])
+    expect(ofBlock.id).toBe(list[1]?.id)
+    for (const v of net.validators) expect((await uptimeOf(v)).uptime).toBe(1)
+  }, 180_000)
+
+  it('goes on with 3 signers while a validator is down; its uptime falls, then rises when it is back', async () => {
+    const down = net.node(4).validator as string
+    await net.stop(4)
+    const before = await count()
+    // a checkpoint proposed before the stop may still carry its signature: wait for two more
+    const reached = await untilCount(before + 2, 'checkpoints without validator 4')
+    const last = await checkpointAt(reached)
+    expect(last.signers).toHaveLength(3)
+    expect(last.signers).not.toContain(down)
+    const low = await uptimeOf(down)
+    expect(low.uptime).toBeLessThan(1)
+    expect(low.of - low.signed).toBeGreaterThanOrEqual(1)
+
+    await net.start(4)
+    const back = await waitFor(
+      async () => {
+        const c = await checkpointAt(await count())
+        return c.signers.includes(down) ? c : undefined
+      },
+      { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: 'a checkpoint signed by validator 4 again' },
+    )
+    expect(back.signers).toHaveLength(4)
+    const high = await uptimeOf(down)
+    expect(high.signed).toBeGreaterThan(low.signed)
+    expect(high.uptime).toBeGreaterThan(low.uptime)
+    expectConsecutive(await all())
+  }, 300_000)
+
+  it('makes no checkpoint while two of four are down, and resumes when they return', async () => {
+    await net.stop(3)
+    await net.stop(4)
+    // a submission already on its way may land: let it, then count
+    await new Promise((r) => setTimeout(r, 3_000))
+    const frozen = await count()
+    await new Promise((r) => setTimeout(r, OUTAGE_MS))
+    expect(await count()).toBe(frozen)
+    await Promise.all([net.start(3), net.start(4)])
+    await untilCount(frozen + 1, 'checkpoints after two validators returned')
+    const list = await all()
+    expectConsecutive(list)
+    for (const c of list) expect(c.signers.length, `checkpoint ${c.id}`).toBeGreaterThanOrEqual(3)
+  }, 300_000)
+
+  it('resumes with no gap and no duplicate after the base chain was frozen', async () => {
+    const before = await count()
+    process.kill(anvil.pid, 'SIGSTOP')
+    try {
+      await new Promise((r) => setTimeout(r, FREEZE_MS))
+    } finally {
+      process.kill(anvil.pid, 'SIGCONT')
+    }
+    await untilCount(before + 2, 'checkpoints after anvil thawed')
+    const list = await all()
+    expectConsecutive(list)
+    for (const c of list.slice(before)) {
+      expect(c.root).toBe(await rootFromRpc(fullUrl, BigInt(c.start), BigInt(c.end)))
+      expect(c.signers.length).toBeGreaterThanOrEqual(3)
+    }
+    // every node serves the same checkpoints
+    const latest = list.at(-1) as CheckpointJson
+    for (const n of net.nodes)
+      expect((await rpc<CheckpointJson>(n.url, 'validators_getCheckpoint', [latest.id])).root).toBe(latest.root)
+  }, 300_000)
+
+  it('reports the time from a block to its checkpoint', async () => {
+    const list = await all()
+    const firstBlocks: number[] = []
+    const lastBlocks: number[] = []
+    for (const c of list) {
+      if (c.baseTxHash === null) continue
+      const receipt = await rpc<{ blockNumber: string }>(anvil.url, 'eth_getTransactionReceipt', [c.baseTxHash])
+      const baseBlock = await rpc<{ timestamp: string }>(anvil.url, 'eth_getBlockByNumber', [receipt.blockNumber, false])
+      const at = Number(BigInt(baseBlock.timestamp))
+      const time = async (n: string) =>
+        Number(BigInt((await rpc<{ timestamp: string }>(fullUrl, 'eth_getBlockByNumber', [n, false])).timestamp))
+      firstBlocks.push(at - (await time(c.start)))
+      lastBlocks.push(at - (await time(c.end)))
+    }
+    const stats = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b)
+      return `min ${s[0]} s, median ${s[Math.floor(s.length / 2)]} s, max ${s.at(-1)} s`
+    }
+    console.log(
+      `block → checkpoint over ${list.length} checkpoints (4 s interval, 1 s blocks): first block of a range ${stats(firstBlocks)}; last block ${stats(lastBlocks)}`,
+    )
+    expect(firstBlocks.length).toBeGreaterThan(0)
+  }, 120_000)
+})
