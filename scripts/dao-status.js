@@ -83,7 +83,7 @@ async function main() {
   if (account) {
     const m = await c.DaoLens.read('member', [account])
     console.log(
-      `Account ${account}: seats [${m.seats.join(', ')}], votes ${m.votes}, locked ${coins(m.stake)}, KYC ${m.kycValid ? 'valid' : 'none'}, claimable ${coins(m.claimable)}, withdrawable ${coins(m.withdrawable)}`,
+      `Account ${account}: seats [${m.seats.join(', ')}], votes ${m.votes}, locked ${coins(m.stake)}, KYC ${m.kycValid ? 'valid' : 'none'} (identity ${m.identity}: ${m.identitySeats} seats, ${m.identityPending} pending over all its wallets), claimable ${coins(m.claimable)}, withdrawable ${coins(m.withdrawable)}`,
     )
   }
 }

@@ -26,6 +26,7 @@ import { type Database, openDatabase } from './db/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
 import { backfillLogIndex } from './chain/logIndex.js'
+import type { ExplorerIndexes } from './chain/explorerIndex.js'
 import { ChainStore } from './chain/store.js'
 import { loadGenesis } from './config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
@@ -77,6 +78,18 @@ function chainDir(config: IbexConfig): string {
   return join(config.datadir, 'chaindata')
 }
 
+/** The explorer indexes `[explorer]` turns on (src/chain/explorerIndex.ts). */
+function explorerIndexesOf(config: IbexConfig): ExplorerIndexes {
+  const x = config.explorer
+  return {
+    appearances: x.indexAppearances,
+    senderNonce: x.indexSenderNonce,
+    creators: x.indexCreators,
+    fees: x.indexFees,
+    reverts: x.indexReverts,
+  }
+}
+
 /** openChain opens the datadir's database, writing the genesis block first when it is empty. */
 export async function openChain(config: IbexConfig, log: Logger): Promise<OpenedChain> {
   mkdirSync(config.datadir, { recursive: true })
@@ -99,6 +112,7 @@ export async function openChain(config: IbexConfig, log: Logger): Promise<Opened
     const common = createChainCommon(genesis)
     if (hasCancun(genesis)) await kzg
     const store = new ChainStore(db, common)
+    store.setExplorerIndexes(explorerIndexesOf(config))
     const trie = new TrieStore(db)
     const engine = engineOf(genesis)
     if (!store.initialized) {

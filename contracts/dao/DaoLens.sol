@@ -15,6 +15,8 @@ interface ILensDao {
     function stakeOfHolder(address account) external view returns (uint256);
     function applicationCount() external view returns (uint256);
     function pendingApplications(address account) external view returns (uint256);
+    function seatsOfIdentity(bytes32 identity) external view returns (uint256);
+    function pendingOfIdentity(bytes32 identity) external view returns (uint256);
     function withdrawable(address account) external view returns (uint256);
     function paused() external view returns (bool);
     function disclaimerHash() external view returns (bytes32);
@@ -95,6 +97,11 @@ contract DaoLens {
         uint256 pendingApplications;
         uint256 withdrawable;
         uint256 claimable;
+        /// The KYC identity the account is a wallet of (0: never attested), and what that identity
+        /// holds and has pending over all its wallets (the 2-seat cap counts these).
+        bytes32 identity;
+        uint256 identitySeats;
+        uint256 identityPending;
     }
 
     struct ProposalView {
@@ -205,6 +212,11 @@ contract DaoLens {
         m.pendingApplications = dao.pendingApplications(account);
         m.withdrawable = dao.withdrawable(account);
         m.claimable = revenuePool.claimable(account);
+        m.identity = kyc.identityOf(account);
+        if (m.identity != bytes32(0)) {
+            m.identitySeats = dao.seatsOfIdentity(m.identity);
+            m.identityPending = dao.pendingOfIdentity(m.identity);
+        }
     }
 
     function proposal(uint256 proposalId) external view returns (ProposalView memory p) {

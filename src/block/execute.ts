@@ -30,6 +30,8 @@ import { effectiveGasPrice } from '../chain/fees.js'
 import { runTransaction } from '../evm/runMessage.js'
 import { applyPreBlockSystemCalls } from '../evm/systemCalls.js'
 import { applyTransfer, TRANSFER_GAS, transfersApply } from './transfers.js'
+import { ActivityCollector } from './activity.js'
+import type { TxActivity } from '../chain/explorerIndex.js'
 import { envBlock } from '../evm/vm.js'
 
 const ZERO_HASH = new Uint8Array(32)
@@ -82,6 +84,8 @@ export interface ExecutedTxs<T extends ExecTx> {
   receipts: StoredReceipt[]
   bloom: Uint8Array
   gasUsed: bigint
+  /** What each included transaction touched (the explorer indexes), when ExecuteOptions.activity asked for it. */
+  activity: TxActivity[] | undefined
 }
 
 export interface ExecuteOptions {
@@ -94,6 +98,11 @@ export interface ExecuteOptions {
    * false to compare (blockExec.test.ts, bench/block-exec.ts: 3,882 vs 2,314 tx/s built).
    */
   fastTransfers?: boolean
+  /**
+   * Record each transaction's activity (call-frame addresses, creations, revert output) for the
+   * explorer indexes (src/block/activity.ts): one listener call per call frame.
+   */
+  activity?: boolean
 }
 
 /**
@@ -135,7 +144,6 @@ async function executeBody<T extends ExecTx>(
 ): Promise<ExecutedTxs<T>> {
   const number = fields.number as bigint
   const timestamp = fields.timestamp as bigint
-  const gasLimit = fields.gasLimit as bigint
   const baseFee = fields.baseFeePerGas as bigint | undefined
   await applyPreBlockSystemCalls(
     sm,
@@ -152,7 +160,37 @@ async function executeBody<T extends ExecTx>(
     receipts: [],
     bloom: new Uint8Array(BLOOM_BYTES),
     gasUsed: 0n,
+    activity: opts.activity === true ? [] : undefined,
   }
+  const collector = opts.activity === true ? new ActivityCollector() : undefined
+  collector?.attach(vm.evm)
+  try {
+    await executeEach(vm, sm, common, fields, env, items, opts, out, collector)
+  } finally {
+    collector?.detach()
+  }
+  if (opts.baseFeeRecipient !== undefined && baseFee !== undefined && out.gasUsed > 0n) {
+    const recipient = new Address(opts.baseFeeRecipient)
+    const account = (await sm.getAccount(recipient)) ?? createAccount({})
+    account.balance += baseFee * out.gasUsed
+    await sm.putAccount(recipient, account)
+  }
+  return out
+}
+
+async function executeEach<T extends ExecTx>(
+  vm: VM,
+  sm: MerkleStateManager,
+  common: Common,
+  fields: HeaderData,
+  env: ReturnType<typeof envBlock>,
+  items: readonly T[],
+  opts: ExecuteOptions,
+  out: ExecutedTxs<T>,
+  collector: ActivityCollector | undefined,
+): Promise<void> {
+  const gasLimit = fields.gasLimit as bigint
+  const baseFee = fields.baseFeePerGas as bigint | undefined
   const blocked = new Set<string>()
   const coinbase = fields.coinbase as Address
   const fast = opts.fastTransfers !== false && baseFee !== undefined && transfersApply(common)
@@ -183,8 +221,14 @@ async function executeBody<T extends ExecTx>(
         blobGasPrice: 0n,
       })
       out.included.push(ptx)
+      out.activity?.push({
+        touched: [ptx.sender, ...(ptx.tx.to ? [ptx.tx.to.bytes] : [])],
+        created: [],
+        revertOutput: undefined,
+      })
       continue
     }
+    collector?.begin()
     let result: RunTxResult
     try {
       result = await runTransaction(vm, ptx.tx, env, 'block', { blockGasUsed: out.gasUsed })
@@ -203,15 +247,8 @@ async function executeBody<T extends ExecTx>(
     )
     orBloom(out.bloom, logsBloom(logs))
     out.included.push(ptx)
+    out.activity?.push((collector as ActivityCollector).end(result))
   }
-
-  if (opts.baseFeeRecipient !== undefined && baseFee !== undefined && out.gasUsed > 0n) {
-    const recipient = new Address(opts.baseFeeRecipient)
-    const account = (await sm.getAccount(recipient)) ?? createAccount({})
-    account.balance += baseFee * out.gasUsed
-    await sm.putAccount(recipient, account)
-  }
-  return out
 }
 
 function receiptOf(

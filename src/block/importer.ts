@@ -25,6 +25,8 @@ import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, bytesToBigInt, bytesToHex, createAccount, equalsBytes } from '@ethereumjs/util'
+import type { TxActivity } from '../chain/explorerIndex.js'
+import { ActivityCollector } from './activity.js'
 import { runBlock, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm'
 import { GAS_PER_BLOB } from '../chain/common.js'
 import { blockHashOf, type Engine } from '../chain/hash.js'
@@ -77,6 +79,9 @@ export class BlockImporter {
   #vm: VM
   /** Transaction results of the block being run (from the VM's afterTx event). */
   #outcomes: TxOutcome[] = []
+  /** Each transaction's activity for the explorer indexes (when the store writes them). */
+  #activity: TxActivity[] = []
+  #collector: ActivityCollector | undefined
   #running: Block | undefined
   /** A failure of the base-fee credit inside the VM's afterTx event, rethrown after the block. */
   #creditError: unknown
@@ -102,7 +107,18 @@ export class BlockImporter {
   }
 
   #listen(): void {
+    this.#collector?.detach()
+    this.#collector = this.#opts.store.wantsActivity ? new ActivityCollector() : undefined
+    if (this.#collector !== undefined) {
+      const collector = this.#collector
+      collector.attach(this.#vm.evm)
+      this.#vm.events.on('beforeTx', (_event, resolve) => {
+        collector.begin()
+        resolve?.()
+      })
+    }
     this.#vm.events.on('afterTx', (event, resolve) => {
+      if (this.#collector !== undefined) this.#activity.push(this.#collector.end(event as unknown as RunTxResult))
       this.#afterTx(event as unknown as RunTxResult & { transaction: TypedTransaction })
         .then(() => resolve?.())
         .catch((err) => {
@@ -143,6 +159,7 @@ export class BlockImporter {
       throw err
     } finally {
       this.#outcomes = []
+      this.#activity = []
       this.#running = undefined
       this.#creditError = undefined
     }
@@ -210,6 +227,7 @@ export class BlockImporter {
         withdrawals: decoded[3],
         receipts,
         totalDifficulty: head.totalDifficulty + block.header.difficulty,
+        activity: this.#collector === undefined ? undefined : this.#activity,
       },
       this.#opts.trie,
       this.#opts.syncWrites,

@@ -19,6 +19,14 @@ import type { TrieStore } from '../state/trieStore.js'
 import { memoizeParams } from './commonParams.js'
 import type { Database } from '../db/db.js'
 import { writeLogIndex } from './logIndex.js'
+import {
+  ExplorerIndex,
+  type ExplorerIndexes,
+  NO_EXPLORER_INDEXES,
+  needsActivity,
+  type TxActivity,
+  writeExplorerIndex,
+} from './explorerIndex.js'
 import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
 import { editedStateRoot, markStateEdits, putEditedStateRoot, stateEditsEnabled } from './stateEdits.js'
 
@@ -64,6 +72,8 @@ export interface NewBlock {
   withdrawals?: Uint8Array[][]
   receipts: StoredReceipt[]
   totalDifficulty: bigint
+  /** What each transaction's execution touched, for the explorer indexes (explorerIndex.ts); undefined when not observed. */
+  activity?: TxActivity[]
 }
 
 export interface TxLocation {
@@ -104,6 +114,8 @@ export class ChainStore {
   #receiptBytes = 0
   /** The chain may hold state edits (stateEdits.ts): every block handed out is checked for one. */
   #edits: boolean
+  /** The explorer indexes written with each block (`[explorer]`; none until the node sets them). */
+  #explorer: ExplorerIndex
 
   constructor(db: Database, common: Common) {
     this.db = db
@@ -111,9 +123,25 @@ export class ChainStore {
     // every block decode builds its transactions on copies of this Common (commonParams.ts)
     memoizeParams(common)
     this.#edits = stateEditsEnabled(db)
+    this.#explorer = new ExplorerIndex(db, NO_EXPLORER_INDEXES)
     const head = db.getSync('meta', HEAD_KEY)
     if (head !== undefined) this.#head = this.getBlockByHash(head)
     this.#genesisHash = db.getSync('meta', GENESIS_KEY)
+  }
+
+  /** The explorer indexes and their reads. */
+  get explorer(): ExplorerIndex {
+    return this.#explorer
+  }
+
+  /** Turns the explorer indexes on or off for the blocks committed from now on. */
+  setExplorerIndexes(on: ExplorerIndexes): void {
+    this.#explorer = new ExplorerIndex(this.db, on)
+  }
+
+  /** True when committed blocks should carry their transactions' activity (NewBlock.activity). */
+  get wantsActivity(): boolean {
+    return needsActivity(this.#explorer.enabled)
   }
 
   /** True once a genesis block is stored. */
@@ -250,6 +278,12 @@ export class ChainStore {
       batch.put('txlookup', tx.hash(), RLP.encode([numberBytes, b.hash, bigIntToUnpaddedBytes(BigInt(i))]))
     })
     writeLogIndex(batch, number, b.receipts)
+    writeExplorerIndex(
+      this.db,
+      batch,
+      { number, transactions: block.transactions, receipts: b.receipts, activity: b.activity },
+      this.#explorer.enabled,
+    )
     if (number === 0n) batch.put('meta', GENESIS_KEY, b.hash)
     batch.put('meta', HEAD_KEY, b.hash)
     await batch.write(sync)

@@ -121,9 +121,13 @@ const budget = int(0, 1_000_000)
 const LOOPBACK = '127.0.0.1'
 /** Namespaces a public network serves by default, and the dev chain's (jsonrpc.api). */
 const PUBLIC_APIS: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool']
-const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat']
+const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots']
 /** Blocks one anvil_mine may seal: each is a committed, fsynced block (ms each), not one of hardhat's virtual ones. */
 const MINE_MAX_BLOCKS = 10_000
+/** OTS_DEFAULT_MAX_PAGE_SIZE: Otterscan's page and Erigon's default --ots.search.max.pagesize. */
+const OTS_DEFAULT_MAX_PAGE_SIZE = 25
+/** OTS_MAX_PAGE_SIZE_LIMIT: a page is read and formatted on the main thread; a thousand transactions is ~1 MB of JSON. */
+const OTS_MAX_PAGE_SIZE_LIMIT = 1000
 /** The port every Ethereum tool tries first. */
 const HTTP_PORT = 8545
 /** The port geth and most clients listen for peers on. */
@@ -172,7 +176,7 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
   // public networks leave debug_* out (tracing is expensive; the spec gates it by configuration); the dev chain
   // serves it (cast run, forge's traces) and personal_* (the dev accounts sign), as anvil and hardhat do
-  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat (the last three only where [dev] cheats is on), testing (testing_buildBlockV1, never by default), bor and validators (the validator layer: spans, committees, validators; never by default)' }),
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat (the last three only where [dev] cheats is on), testing (testing_buildBlockV1, never by default), bor and validators (the validator layer: spans, committees, validators; never by default), ots (Otterscan\'s API; brings erigon, its erigon_getHeaderByNumber; dev: on)' }),
   row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
   row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
   // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work
@@ -271,6 +275,17 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'exec.cache_mb', flag: 'exec.cache', kind: int(0, 1_048_576, 'MIB'), default: 64, help: "each worker's cache of state trie nodes, MiB" }),
   // ecrecover is the largest cost of admitting a transaction: off the main thread
   row({ key: 'exec.recover_workers', flag: 'exec.recover-workers', kind: int(0, MAX_EXEC_WORKERS), default: 1, help: 'worker threads recovering the senders of submitted transactions (ecrecover); 0 = on the main thread' }),
+
+  // explorer indexes (issue 21): on by default, so Otterscan and the built-in explorer work on any node; a node that
+  // serves neither turns them off (bench/explorer-index.ts measures what they cost block building)
+  row({ key: 'explorer.index_appearances', flag: 'explorer.index-appearances', kind: bool, default: true, help: 'index every address a transaction touches (sender, recipient, every internal call frame) for ots_searchTransactionsBefore/After' }),
+  row({ key: 'explorer.index_sender_nonce', flag: 'explorer.index-sender-nonce', kind: bool, default: true, help: 'index transactions by sender and nonce for ots_getTransactionBySenderAndNonce' }),
+  row({ key: 'explorer.index_creators', flag: 'explorer.index-creators', kind: bool, default: true, help: 'index each contract\'s creator and creation transaction (internal CREATE/CREATE2 too) for ots_getContractCreator' }),
+  row({ key: 'explorer.index_fees', flag: 'explorer.index-fees', kind: bool, default: true, help: 'store each block\'s total fees for ots_getBlockDetails (off: summed from the receipts when asked)' }),
+  row({ key: 'explorer.index_reverts', flag: 'explorer.index-reverts', kind: bool, default: true, help: 'store the return data of failed transactions for ots_getTransactionError (off: the transaction is re-executed on a trace worker)' }),
+  // OTS_MAX_PAGE_SIZE_LIMIT: Erigon's --ots.search.max.pagesize default is 25 (Otterscan's page); a bigger page is a
+  // bigger answer built on the main thread
+  row({ key: 'explorer.max_page_size', flag: 'explorer.max-page-size', kind: int(1, OTS_MAX_PAGE_SIZE_LIMIT), default: OTS_DEFAULT_MAX_PAGE_SIZE, help: 'largest pageSize of ots_searchTransactionsBefore/After and ots_getBlockTransactions; a larger one is refused with -32602' }),
 
   // Prometheus scrapes over loopback or a private network, never the public one; 6060 is geth's port
   row({ key: 'metrics.enabled', flag: 'metrics', kind: bool, default: false, help: 'serve Prometheus metrics on GET /metrics of --metrics.addr:--metrics.port' }),

@@ -26,6 +26,8 @@ export type RpcNamespace =
   | 'hardhat'
   | 'bor'
   | 'validators'
+  | 'ots'
+  | 'erigon'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */
@@ -209,6 +211,8 @@ export interface IbexConfig {
   ibft: IbftConfig
   /** The execution pool: worker threads for calls and traces (src/exec/pool). */
   exec: ExecConfig
+  /** The explorer indexes and the ots_ search limits ([explorer], src/chain/explorerIndex.ts). */
+  explorer: ExplorerConfig
   /** Prometheus endpoint. */
   metrics: MetricsConfig
   /** `ibex faucet` settings. */
@@ -267,6 +271,25 @@ export interface DevConfig {
   cheats: boolean | undefined
   /** Most blocks one anvil_mine / hardhat_mine / evm_mine seals. */
   mineMaxBlocks: number
+}
+
+/**
+ * The explorer ([explorer]): which indexes are written with each block (each can be turned off on a
+ * node that serves no explorer) and the page limit of the ots_ methods.
+ */
+export interface ExplorerConfig {
+  /** Address → transactions it appears in, internal calls included (ots_searchTransactions*). */
+  indexAppearances: boolean
+  /** Sender + nonce → transaction (ots_getTransactionBySenderAndNonce). */
+  indexSenderNonce: boolean
+  /** Contract → creator and creation transaction (ots_getContractCreator). */
+  indexCreators: boolean
+  /** Block → total fees (ots_getBlockDetails). */
+  indexFees: boolean
+  /** Failed transaction → its return data (ots_getTransactionError). */
+  indexReverts: boolean
+  /** Largest page of ots_searchTransactions* and ots_getBlockTransactions. */
+  maxPageSize: number
 }
 
 /** Execution pool settings ([exec]). */

@@ -25,6 +25,9 @@ export const RPC_NAMESPACES: readonly RpcNamespace[] = [
   // the validator layer (issue 19): Bor's block-producer methods and ibex's spans and validators
   'bor',
   'validators',
+  // Otterscan's API (issue 21): ots_ and erigon_getHeaderByNumber (`ots` serves both)
+  'ots',
+  'erigon',
 ]
 
 const DECIMAL = /^[0-9]+$/

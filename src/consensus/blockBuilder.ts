@@ -15,6 +15,7 @@
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { VM } from '@ethereumjs/vm'
+import type { TxActivity } from '../chain/explorerIndex.js'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import {
@@ -74,6 +75,8 @@ export interface ExecutedBlock {
   withdrawals: Uint8Array[][] | undefined
   receipts: StoredReceipt[]
   trie: TrieStore
+  /** Each transaction's activity for the explorer indexes, when the store writes them. */
+  activity?: TxActivity[]
 }
 
 /** What BlockBuilder.propose returns: the executed block and what happened to the candidates. */
@@ -146,6 +149,7 @@ export class BlockBuilder {
         withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
         receipts: executed.receipts,
         totalDifficulty: parent.totalDifficulty + 1n,
+        activity: executed.activity,
       },
       this.#opts.trie,
       this.#opts.syncWrites,
@@ -178,6 +182,7 @@ export class BlockBuilder {
       strict: false,
       baseFeeRecipient: this.#opts.baseFeeRecipient,
       fastTransfers: this.#opts.fastTransfers,
+      activity: store.wantsActivity,
     })
     const { header, transactionBytes } = await finishHeader(sm, common, fields, executed)
     return { header, transactionBytes, executed }
@@ -211,6 +216,7 @@ export class BlockBuilder {
       withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
       receipts: executed.receipts,
       trie,
+      activity: executed.activity,
       included: executed.included,
       dropped: executed.dropped,
     }

@@ -240,6 +240,7 @@ export async function executeIbftBlock(
     executed = await executeTransactions(vm, sm, common, fields, items, {
       strict: true,
       baseFeeRecipient: opts.baseFeeRecipient,
+      activity: opts.store.wantsActivity,
     })
   } catch (err) {
     return fail((err as Error).message, err)
@@ -272,6 +273,7 @@ export async function executeIbftBlock(
     withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
     receipts: executed.receipts,
     trie,
+    activity: executed.activity,
   }
 }
 
@@ -383,6 +385,7 @@ export class IbftBlockImporter {
         withdrawals: b.withdrawals,
         receipts: b.receipts,
         totalDifficulty: store.head.totalDifficulty + 1n,
+        activity: b.activity,
       },
       b.trie,
       syncWrites,

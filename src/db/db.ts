@@ -31,6 +31,8 @@ export const COLUMNS = [
   'meta',
   /** log index: kind ‖ address/topic ‖ block number → empty (src/chain/logIndex.ts) */
   'logindex',
+  /** explorer indexes: appearances, sender+nonce, creators, fees, revert output (src/chain/explorerIndex.ts) */
+  'explorer',
 ] as const
 
 export type ColumnName = (typeof COLUMNS)[number]

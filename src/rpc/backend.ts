@@ -24,6 +24,7 @@
  */
 import type { Proof } from '@ethereumjs/statemanager'
 import type { GenesisJson } from '../chain/common.js'
+import type { ExplorerIndex } from '../chain/explorerIndex.js'
 import type { StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, TxLocation } from '../chain/store.js'
 import type { DevControl } from '../consensus/devControl.js'
@@ -120,6 +121,10 @@ export interface Backend {
   /** The genesis.json the chain was initialised from ({} when unknown). */
   genesis(): GenesisJson
   readonly genesisHash: Uint8Array
+  /** The explorer indexes written with each block (`[explorer]`; ots_ methods) and their reads. */
+  readonly explorer: ExplorerIndex
+  /** Largest page of the ots_ paged methods (`[explorer] max_page_size`). */
+  readonly otsMaxPageSize: number
 
   // ── state ────────────────────────────────────────────────────────────────────────────────
   /** Nonce and balance at `block`; a value (no promise) when a cache answers. */

@@ -15,6 +15,7 @@ import { debugTraceNamespace } from './namespaces/debugTrace.js'
 import { ethNamespace } from './namespaces/eth/index.js'
 import { EthSubscriptionSession } from './namespaces/eth/subscribe.js'
 import { netNamespace } from './namespaces/net.js'
+import { erigonNamespace, otsNamespace, withImpliedNamespaces } from './namespaces/ots.js'
 import { personalNamespace } from './namespaces/personal.js'
 import { testingNamespace } from './namespaces/testingApi.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
@@ -55,6 +56,8 @@ export const NAMESPACES: Namespace<Backend>[] = [
   testingNamespace,
   borNamespace,
   validatorsNamespace,
+  otsNamespace,
+  erigonNamespace,
 ]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {
@@ -69,7 +72,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     batchConcurrency: rpc.batchConcurrency,
     // the dev chain's test controls exist only where it has them: elsewhere -32601, whatever [jsonrpc] api says
     namespaces: deps.devChain === undefined ? NAMESPACES : [...NAMESPACES, ...CHEAT_NAMESPACES],
-    enabledApis: rpc.api,
+    enabledApis: withImpliedNamespaces(rpc.api),
     ctx: backend,
     onInternalError: (err, method) =>
       deps.log.error(`${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),

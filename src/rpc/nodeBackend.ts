@@ -11,6 +11,7 @@
 import type { CheckpointStatusView } from '../consensus/checkpoints.js'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
+import type { ExplorerIndex } from '../chain/explorerIndex.js'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { bytesToBigInt, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { GenesisJson } from '../chain/common.js'
@@ -183,6 +184,14 @@ export class NodeBackend implements Backend {
 
   blockByHash(hash: Uint8Array): ChainBlock | undefined {
     return this.#store.getBlockByHash(hash)
+  }
+
+  get explorer(): ExplorerIndex {
+    return this.#store.explorer
+  }
+
+  get otsMaxPageSize(): number {
+    return this.#config.explorer.maxPageSize
   }
 
   canonicalHash(number: bigint): Uint8Array | undefined {

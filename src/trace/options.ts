@@ -11,7 +11,18 @@ import { IbexError } from '../util/errors.js'
 /** DEFAULT_TRACE_TIMEOUT_MS is geth's defaultTraceTimeout and the spec's "Tracer timeOut default". */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5000
 
-export type TracerName = 'structLogger' | 'callTracer' | 'prestateTracer' | 'noopTracer'
+/**
+ * The tracers. `otsTrace`, `otsInternal` and `otsError` (otsTracer.ts) are the ots_ methods'
+ * own: the node asks for them, a client's `tracer` option cannot name them.
+ */
+export type TracerName =
+  | 'structLogger'
+  | 'callTracer'
+  | 'prestateTracer'
+  | 'noopTracer'
+  | 'otsTrace'
+  | 'otsInternal'
+  | 'otsError'
 
 export interface StructLoggerConfig {
   enableMemory: boolean

@@ -28,6 +28,7 @@ import { createChainVM, envBlock } from '../evm/vm.js'
 import { CallTracer } from './callTracer.js'
 import { goJson } from './opcodes.js'
 import type { TraceOptions } from './options.js'
+import { OtsTracer } from './otsTracer.js'
 import { PrestateTracer } from './prestateTracer.js'
 import { JsonSink, TraceTooLargeError } from './sink.js'
 import { setStepConsumer } from '../evm/stepHook.js'
@@ -79,6 +80,10 @@ function newTracer(opts: TraceOptions, sink: JsonSink): Tracer {
       return new PrestateTracer(opts.prestate, sink)
     case 'noopTracer':
       return new NoopTracer(sink)
+    case 'otsTrace':
+    case 'otsInternal':
+    case 'otsError':
+      return new OtsTracer(opts.tracer, sink)
     default:
       return new StructLogger(opts.logger, sink)
   }

@@ -104,6 +104,9 @@ describe('at most 2 seats per identity, over all its wallets', () => {
     vSeat = await f.seat(V, 3)
     await f.seat(Q1, 3)
     expect(await f.c.ValidatorDAO.read('identityOfSeat', [vSeat])).toBe(identityOf(V.address))
+    // what an explorer sees of P3, which holds nothing itself
+    const m = await f.c.DaoLens.read('member', [P3.address])
+    expect([m.seats.length, m.identity, m.identitySeats, m.identityPending]).toEqual([0, P, 2n, 0n])
   })
 })
 

@@ -10,6 +10,7 @@ import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
 import { type Database, openDatabase } from '../../src/db/db.js'
 import { buildGenesis } from '../../src/chain/genesis.js'
 import { ChainStore } from '../../src/chain/store.js'
+import type { ExplorerIndexes } from '../../src/chain/explorerIndex.js'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { buildGenesis as buildPresetGenesis } from '../../src/config/genesis.js'
 import { stateAt, TrieStore } from '../../src/state/index.js'
@@ -26,6 +27,8 @@ export interface TestChainOptions {
   gasLimit?: bigint
   /** The builder's transfers layer (default true). */
   fastTransfers?: boolean
+  /** The explorer indexes written with each block (default none, as a bare ChainStore). */
+  explorer?: ExplorerIndexes
 }
 
 export async function openTestChain(dir: string, opts: TestChainOptions) {
@@ -36,6 +39,7 @@ export async function openTestChain(dir: string, opts: TestChainOptions) {
   const common = createChainCommon(genesis)
   const db = await openDatabase(join(dir, 'chaindata'))
   const store = new ChainStore(db, common)
+  if (opts.explorer !== undefined) store.setExplorerIndexes(opts.explorer)
   const trie = new TrieStore(db)
   if (!store.initialized) {
     const g = await buildGenesis(genesis, common, trie)
