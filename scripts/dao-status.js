@@ -76,7 +76,7 @@ async function main() {
   console.log('Finalized epochs')
   for (const { args } of await logs(chain, c.RevenuePool, 'EpochFinalized', from)) {
     console.log(
-      `  ${args.epoch}: R ${coins(args.revenue)}; pools ${[...args.pools].map(coins).join(' / ')}; credited ${[...args.credited].map(coins).join(' / ')}`,
+      `  ${args.epoch}: R ${coins(args.revenue)} (fees ${coins(args.transactionalRevenue)}); pools ${[...args.pools].map(coins).join(' / ')}; credited ${[...args.credited].map(coins).join(' / ')}`,
     )
   }
   const account = arg('--account')
