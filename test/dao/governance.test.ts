@@ -4,6 +4,8 @@
  * suite whose admin is the Timelock. All proposals share one snapshot; every vote is cast in one
  * block, so an 8-second voting period is plenty on a chain whose clock we move.
  *
+ * The last case moves a governed parameter, the start of transactional revenue, by a proposal.
+ *
  *   seats: A Tier I 20 coins · B Tier I 15 coins · E Tier I 20 coins · C Tier II 100 coins
  *   votes: 50 + 50 + 50 + 10 = 160, quorum 40% = 64 (for + against + abstain)
  */
@@ -26,6 +28,9 @@ const STATE = {
 }
 const PROPOSE_GAS = 1_000_000n
 const VOTE_GAS = 500_000n
+/** Bounds of the transactional revenue delay in this suite (scaled 12 and 18 months). */
+const REVENUE_DELAY_MIN_S = 10_000
+const REVENUE_DELAY_MAX_S = 15_000
 
 let f: DaoFixture
 let A: Signer
@@ -43,7 +48,16 @@ function docsCall(label: string): { target: string; data: string; docs: string[]
 }
 
 beforeAll(async () => {
-  f = await DaoFixture.start({ admin: 'timelock', params: { votingPeriod: 8 } })
+  f = await DaoFixture.start({
+    admin: 'timelock',
+    params: {
+      votingPeriod: 8,
+      // "months" of ~14 minutes: fee revenue 12-18 of them after launch, far beyond this file's clock
+      transactionalRevenueDelay: REVENUE_DELAY_MIN_S,
+      minTransactionalRevenueDelay: REVENUE_DELAY_MIN_S,
+      maxTransactionalRevenueDelay: REVENUE_DELAY_MAX_S,
+    },
+  })
   ;[A, B, E, C] = await f.users(4, 200n)
   await f.attest([A, B, E, C])
   await f.seat(A, 1, 20n * COIN)
@@ -199,5 +213,37 @@ describe('the Governor', () => {
     expect(await f.c.ValidatorDAO.read('disclaimerHash')).toBe(newDocs[0])
     expect(await f.c.ValidatorDAO.read('riskWarningHash')).toBe(newDocs[1])
     expect(await f.c.ValidatorDAO.read('informationMemorandumHash')).toBe(newDocs[2])
+  })
+
+  it('moves the start of transactional revenue only by a passed proposal, within 12-18 months', async () => {
+    const gov = f.c.DaoGovernor
+    const pool = f.c.RevenuePool
+    const launch = Number(await pool.read('launchTime'))
+    expect(Number(await pool.read('transactionalRevenueStart'))).toBe(launch + REVENUE_DELAY_MIN_S)
+    // no validator, no role sets it directly
+    await f.revert(A, 'RevenuePool', 'setTransactionalRevenueDelay', [12_000], 'AccessControlUnauthorizedAccount')
+    const data = pool.encode('setTransactionalRevenueDelay', [12_000])
+    const description = 'transactional revenue 14.4 scaled months after launch'
+    const proposed = await f.tx(A, 'DaoGovernor', 'propose', [[pool.address], [0], [data], description])
+    const id = gov.events(proposed).find((e) => e.name === 'ProposalCreated')?.args.proposalId as bigint
+    await f.warpTo(Number(await gov.read('proposalSnapshot', [id])) + 1)
+    await f.tx(A, 'DaoGovernor', 'castVote', [id, VOTE.For])
+    await f.tx(E, 'DaoGovernor', 'castVote', [id, VOTE.For])
+    await f.warpTo(Number(await gov.read('proposalDeadline', [id])) + 1)
+    const args = [[pool.address], [0], [data], keccak256(toUtf8Bytes(description))]
+    await f.tx(E, 'DaoGovernor', 'queue', args)
+    await f.warpTo(Number(await gov.read('proposalEta', [id])))
+    const receipt = await f.tx(f.a.clock, 'DaoGovernor', 'execute', args)
+    const changed = pool.events(receipt).find((e) => e.name === 'TransactionalRevenueDelayChanged')
+    expect([changed?.args.oldDelay, changed?.args.newDelay]).toEqual([10_000n, 12_000n])
+    expect(Number(await pool.read('transactionalRevenueStart'))).toBe(launch + 12_000)
+    // outside the bounds even a passed proposal fails (the Timelock's call reverts)
+    const tooLate = await f.c.RevenuePool.revertOf(f.suite.addresses.DaoTimelock, 'setTransactionalRevenueDelay', [
+      REVENUE_DELAY_MAX_S + 1,
+    ])
+    expect(tooLate).toEqual({
+      name: 'RevenueDelayOutOfRange',
+      args: [String(REVENUE_DELAY_MAX_S + 1), String(REVENUE_DELAY_MIN_S), String(REVENUE_DELAY_MAX_S)],
+    })
   })
 })
