@@ -197,7 +197,7 @@ describe('flags', () => {
     [['start', '--http.port=70000'], 'invalid --http.port "70000": expected an integer 0-65535'],
     [
       ['start', '--http.api', 'eth,foo'],
-      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators)',
+      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
     ],
     [['start', '--network', 'devnet'], 'invalid --network "devnet": expected one of: dev, testnet, mainnet'],
     [['start', '--block-time', '2m'], 'invalid --block-time "2m": expected a duration such as 0, 2, 1.5, 2s or 500ms'],
@@ -338,6 +338,13 @@ trace_max_bytes = 1048576
 worker_heap_mb = 512
 cache_mb = 8
 recover_workers = 2
+[explorer]
+index_appearances = false
+index_sender_nonce = false
+index_creators = true
+index_fees = false
+index_reverts = true
+max_page_size = 100
 [metrics]
 enabled = true
 host = "0.0.0.0"
@@ -440,6 +447,14 @@ poll_interval = "500ms"
       p2p: { port: 4001, bootnodes: ['/ip4/10.0.0.2/tcp/4001/p2p/12D3KooWy'], txAnnounceIntervalMs: 2000 },
       ibft: { roundTimeoutBaseMs: 2000, spanBlocks: 0, producers: 0 },
       exec: { workers: 3, callQueue: 10, queueTimeoutMs: 3000, traceWorkers: 2, traceQueue: 4, traceMaxBytes: 1_048_576, workerHeapMb: 512, cacheMb: 8, recoverWorkers: 2 },
+      explorer: {
+        indexAppearances: false,
+        indexSenderNonce: false,
+        indexCreators: true,
+        indexFees: false,
+        indexReverts: true,
+        maxPageSize: 100,
+      },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
       faucet: {
         rpcUrl: 'http://127.0.0.1:9000',
@@ -500,7 +515,7 @@ poll_interval = "500ms"
   it.each([
     [
       '[jsonrpc]\napi = ["eth", "foo"]\n',
-      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators)',
+      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
     ],
     ['[jsonrpc]\nport = "abc"\n', '[jsonrpc] port: expected an integer 0-65535, got "abc"'],
     ['[jsonrpc]\nport = 1.5\n', '[jsonrpc] port: expected an integer 0-65535, got 1.5'],
@@ -511,9 +526,9 @@ poll_interval = "500ms"
     ],
     [
       'netwrk = "dev"\n',
-      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev], [checkpoint])',
+      'unknown key "netwrk" (accepted: network, genesis, datadir, block_time, validator_key, log_level, log_format, [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [explorer], [metrics], [faucet], [dev], [checkpoint])',
     ],
-    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [metrics], [faucet], [dev], [checkpoint])'],
+    ['[rpc]\nport = 1\n', 'unknown section [rpc] (accepted: [jsonrpc], [chain], [txpool], [p2p], [ibft], [exec], [explorer], [metrics], [faucet], [dev], [checkpoint])'],
     ['jsonrpc = 5\n', 'jsonrpc: expected a section [jsonrpc], got 5'],
     ['network = "moon"\n', 'network: expected one of: dev, testnet, mainnet, got "moon"'],
     ['block_time = "soon"\n', 'block_time: expected a duration such as 0, 2, 1.5, 2s or 500ms, got "soon"'],

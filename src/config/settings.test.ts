@@ -11,7 +11,7 @@ import { OPTIONAL_SECTIONS, SETTINGS } from './settings.js'
 const load = (...argv: string[]) => loadConfig(argv, {})
 
 /** The dev chain serves debug (cast run), personal (its accounts sign) and anvil's test controls besides the public networks' namespaces. */
-const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat']
+const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots']
 
 /** Every default as it stood before the settings became one table (mainnet; other presets below). */
 const MAINNET = {
@@ -88,6 +88,14 @@ const MAINNET = {
     workerHeapMb: 1024,
     cacheMb: 64,
     recoverWorkers: 1,
+  },
+  explorer: {
+    indexAppearances: true,
+    indexSenderNonce: true,
+    indexCreators: true,
+    indexFees: true,
+    indexReverts: true,
+    maxPageSize: 25,
   },
   metrics: { enabled: false, host: '127.0.0.1', port: 6060 },
   faucet: {
