@@ -39,7 +39,7 @@ const BUDGET = {
   checkpoint4: 150_000,
   checkpoint150: 1_500_000,
   setChange150: 3_000_000,
-  exit: 400_000,
+  exit: 300_000,
 }
 
 let base: BaseChain

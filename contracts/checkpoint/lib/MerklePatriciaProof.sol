@@ -135,27 +135,32 @@ library MerklePatriciaProof {
         returns (bool done, bytes calldata next, uint256 nextAt)
     {
         bytes calldata items = node.listPayload();
-        uint256 count = countItems(items);
+        bool atValue = at == nibbles.length;
+        // one pass: count the items and keep the one a branch would follow (the value slot when
+        // the key is used up)
+        uint256 count;
+        (count, next) = scan(items, atValue ? BRANCH_ITEMS - 1 : uint8(nibbles[at]));
         if (count == SHORT_ITEMS) return shortNode(items, nodeIndex, nibbles, at);
         if (count != BRANCH_ITEMS) revert MptBadNode(nodeIndex);
-        return branchNode(items, nibbles, at);
-    }
-
-    /// branchNode follows the child at the key's next nibble, or returns the value slot when the
-    /// key is used up.
-    function branchNode(bytes calldata items, bytes memory nibbles, uint256 at)
-        private
-        pure
-        returns (bool done, bytes calldata next, uint256 nextAt)
-    {
-        bool atValue = at == nibbles.length;
-        next = items.itemAt(atValue ? BRANCH_ITEMS - 1 : uint8(nibbles[at]));
         if (atValue) {
             next = next.stringPayload();
             if (next.length == 0) revert MptKeyNotFound();
             return (true, next, at);
         }
         return (false, next, at + 1);
+    }
+
+    /// scan returns how many items the list payload `items` holds, and item `want` (empty when
+    /// there are not that many).
+    function scan(bytes calldata items, uint256 want) private pure returns (uint256 count, bytes calldata chosen) {
+        chosen = items[:0];
+        bytes calldata rest = items;
+        while (rest.length != 0) {
+            bytes calldata item;
+            (item, rest) = rest.next();
+            if (count == want) chosen = item;
+            ++count;
+        }
     }
 
     /// shortNode follows a leaf or extension node [hexPrefix(path), child].
@@ -199,14 +204,6 @@ library MerklePatriciaProof {
         return at + pathNibbles;
     }
 
-    /// countItems returns how many items the list payload `items` holds.
-    function countItems(bytes calldata items) private pure returns (uint256 count) {
-        bytes calldata rest = items;
-        while (rest.length != 0) {
-            (, rest) = rest.next();
-            ++count;
-        }
-    }
 
     /// toNibbles splits `key` into its nibbles, high nibble of each byte first.
     function toNibbles(bytes calldata key) private pure returns (bytes memory nibbles) {

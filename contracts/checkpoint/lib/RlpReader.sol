@@ -41,8 +41,14 @@ library RlpReader {
     /// next cuts the first item off `data`: returns it whole (prefix and payload) and what follows.
     function next(bytes calldata data) internal pure returns (bytes calldata item, bytes calldata rest) {
         (, uint256 headerLength, uint256 payloadLength) = prefix(data);
-        uint256 end = headerLength + payloadLength;
-        return (data[:end], data[end:]);
+        // prefix checked headerLength + payloadLength <= data.length
+        assembly ("memory-safe") {
+            let end := add(headerLength, payloadLength)
+            item.offset := data.offset
+            item.length := end
+            rest.offset := add(data.offset, end)
+            rest.length := sub(data.length, end)
+        }
     }
 
     /// isList tells whether the item at the start of `data` is a list.
@@ -106,45 +112,49 @@ library RlpReader {
     /// prefix decodes the prefix of the item starting `data`: whether it is a list, how many bytes
     /// the prefix takes and how many the payload. The item is checked to fit in `data`.
     function prefix(bytes calldata data) internal pure returns (bool list, uint256 headerLength, uint256 payloadLength) {
-        if (data.length == 0) revert RlpTruncated();
-        uint256 b0;
+        uint256 available = data.length;
+        if (available == 0) revert RlpTruncated();
+        uint256 word; // the first 32 bytes (zeros past the end of calldata; only trusted within `available`)
         assembly ("memory-safe") {
-            b0 := byte(0, calldataload(data.offset))
+            word := calldataload(data.offset)
         }
-        if (b0 < SHORT_STRING) {
-            return (false, 0, 1);
-        }
-        if (b0 < LONG_STRING) {
-            headerLength = 1;
-            payloadLength = b0 - SHORT_STRING;
-            if (payloadLength == 1) {
-                if (data.length < 2) revert RlpTruncated();
-                if (uint8(data[1]) < SHORT_STRING) revert RlpNotCanonical();
+        uint256 b0 = word >> 248;
+        unchecked {
+            if (b0 < SHORT_STRING) return (false, 0, 1);
+            if (b0 < LONG_STRING) {
+                headerLength = 1;
+                payloadLength = b0 - SHORT_STRING;
+                // a lone byte below 0x80 is its own encoding
+                if (payloadLength == 1 && available >= 2 && (word >> 240) & 0xff < SHORT_STRING) {
+                    revert RlpNotCanonical();
+                }
+            } else if (b0 < SHORT_LIST) {
+                (headerLength, payloadLength) = longLength(word, available, b0 - (LONG_STRING - 1));
+            } else if (b0 < LONG_LIST) {
+                list = true;
+                headerLength = 1;
+                payloadLength = b0 - SHORT_LIST;
+            } else {
+                list = true;
+                (headerLength, payloadLength) = longLength(word, available, b0 - (LONG_LIST - 1));
             }
-        } else if (b0 < SHORT_LIST) {
-            (headerLength, payloadLength) = longLength(data, b0 - (LONG_STRING - 1));
-        } else if (b0 < LONG_LIST) {
-            list = true;
-            headerLength = 1;
-            payloadLength = b0 - SHORT_LIST;
-        } else {
-            list = true;
-            (headerLength, payloadLength) = longLength(data, b0 - (LONG_LIST - 1));
+            // lengths are below 2^64, the sum cannot wrap
+            if (headerLength + payloadLength > available) revert RlpTruncated();
         }
-        if (headerLength + payloadLength > data.length) revert RlpTruncated();
     }
 
-    /// longLength reads the `lengthBytes`-byte (1-8) big-endian payload length after the prefix byte.
-    function longLength(bytes calldata data, uint256 lengthBytes)
+    /// longLength reads the `lengthBytes`-byte (1-8) big-endian payload length after the prefix
+    /// byte from `word` (the item's first 32 bytes).
+    function longLength(uint256 word, uint256 available, uint256 lengthBytes)
         private
         pure
         returns (uint256 headerLength, uint256 payloadLength)
     {
-        headerLength = 1 + lengthBytes;
-        if (data.length < headerLength) revert RlpTruncated();
-        assembly ("memory-safe") {
-            payloadLength := shr(sub(256, mul(8, lengthBytes)), calldataload(add(data.offset, 1)))
+        unchecked {
+            headerLength = 1 + lengthBytes;
+            if (available < headerLength) revert RlpTruncated();
+            payloadLength = (word << 8) >> (256 - 8 * lengthBytes);
+            if (payloadLength <= MAX_SHORT_PAYLOAD || (word >> 240) & 0xff == 0) revert RlpNotCanonical();
         }
-        if (payloadLength <= MAX_SHORT_PAYLOAD || uint8(data[1]) == 0) revert RlpNotCanonical();
     }
 }
