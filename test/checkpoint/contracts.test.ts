@@ -265,6 +265,27 @@ describe('CheckpointManager: checkpoints', () => {
     expect(await m.read('getLastChildBlock')).toBe(last + 3n)
   })
 
+  it('refuses a checkpoint accepted by one manager when it is sent, unchanged, to another', async () => {
+    const [one, two] = [
+      await deployManager(
+        SIX,
+        SIX.map(() => 1n),
+      ),
+      await deployManager(
+        SIX,
+        SIX.map(() => 1n),
+      ),
+    ]
+    const c = checkpoint(proposer, 1n, 4n, ROOT_A)
+    const sigs = signedBy(one, c, SIX)
+    await one.write(base.deployer, 'submitCheckpoint', [encodeCheckpoint(c), sigs])
+    expect(await one.read('currentHeaderBlock')).toBe(10_000n)
+    const replay = await refusal(two, c, sigs)
+    expect(replay.name).toBe('UnknownSigner')
+    expect(SIX.map((v) => v.address)).not.toContain(replay.args[0])
+    expect(await two.read('currentHeaderBlock')).toBe(0n)
+  })
+
   it('refuses a set of signatures that is not strictly ascending, malleable or malformed', async () => {
     const last = (await m.read('getLastChildBlock')) as bigint
     const c = checkpoint(proposer, last + 1n, last + 1n, ROOT_A)
