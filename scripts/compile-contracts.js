@@ -46,7 +46,9 @@ export async function buildAll(log = () => {}) {
   files.set(join(CONTRACTS_DIR, 'build', 'checkpoint-solc-input.json'), json(checkpoint))
   const t1 = performance.now()
   const built = compile(checkpoint, CHECKPOINT_DEPLOYABLE)
-  log(`compiled ${Object.keys(checkpoint.sources).length} checkpoint sources in ${Math.round(performance.now() - t1)} ms`)
+  log(
+    `compiled ${Object.keys(checkpoint.sources).length} checkpoint sources in ${Math.round(performance.now() - t1)} ms`,
+  )
   for (const w of built.warnings) log(w)
   for (const [name, artifact] of Object.entries(built.artifacts)) {
     if (artifacts[name]) throw new Error(`${name} is built twice (DAO and checkpoint builds)`)

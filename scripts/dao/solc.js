@@ -93,7 +93,8 @@ function listSol(dir) {
  * they import, inlined. The defaults are the DAO build's.
  */
 export function standardInput({ sourceDirs = SOURCE_DIRS, evmVersion = EVM_VERSION } = {}) {
-  const roots = sourceDirs.flatMap((d) => listSol(join(CONTRACTS_DIR, d)))
+  const roots = sourceDirs
+    .flatMap((d) => listSol(join(CONTRACTS_DIR, d)))
     .map((p) => relative(REPO_ROOT, p).split('\\').join('/'))
     .sort()
   const sources = {}
