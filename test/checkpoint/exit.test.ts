@@ -45,7 +45,8 @@ let childToken: BoundContract
 let otherToken: BoundContract
 
 /** Transactions on the child chain, by what they are. */
-const tx: Record<'transfer' | 'burnA' | 'burnB' | 'burnOther' | 'failed' | 'burnLate', Json> = {} as never
+const tx: Record<'transfer' | 'burnA' | 'burnB' | 'burnOther' | 'burnZero' | 'approve' | 'failed' | 'burnLate', Json> =
+  {} as never
 let first: CheckpointRange
 let second: CheckpointRange
 
@@ -98,6 +99,8 @@ beforeAll(async () => {
   tx.burnA = await childToken.write(user, 'withdraw', [100n * UNIT])
   tx.burnB = await childToken.write(user, 'withdraw', [200n * UNIT])
   tx.burnOther = await otherToken.write(holder, 'withdraw', [5n * UNIT])
+  tx.burnZero = await childToken.write(user, 'withdraw', [0n])
+  tx.approve = await childToken.write(user, 'approve', [holder.address, 1n])
   const failedHash = await childToken.send(user, 'withdraw', [SUPPLY], { gas: FIXED_GAS })
   tx.failed = await child.receipt(failedHash)
   expect(tx.failed.status).toBe('0x0')
@@ -277,6 +280,25 @@ describe('ExitVault: a burn on ibex exited on the base chain', () => {
     expect(await refusal(encodeExitPayload(failed))).toEqual({ name: 'ReceiptFailed', args: [] })
     const parts = await buildExit(child, second, tx.burnB.transactionHash, 1n)
     expect(await refusal(encodeExitPayload(parts))).toEqual({ name: 'LogIndexOutOfRange', args: ['1', '1'] })
+  })
+
+  it('refuses a burn of nothing, a log that is not a Transfer, and malformed payloads', async () => {
+    const zero = await buildExit(child, second, tx.burnZero.transactionHash, 0n)
+    expect(await refusal(encodeExitPayload(zero))).toEqual({ name: 'ZeroAmount', args: [] })
+    const approval = await buildExit(child, second, tx.approve.transactionHash, 0n)
+    expect(await refusal(encodeExitPayload(approval))).toEqual({ name: 'NotATransfer', args: [] })
+    const parts = await buildExit(child, second, tx.burnB.transactionHash, 0n)
+    const items = RLP.decode(getBytes(encodeExitPayload(parts))) as Uint8Array[]
+    expect(await refusal(hexlify(RLP.encode(items.slice(0, 7))))).toEqual({ name: 'BadPayload', args: [] })
+    expect(await refusal(hexlify(RLP.encode([...items, new Uint8Array()])))).toEqual({ name: 'BadPayload', args: [] })
+    expect(await refusal(hexlify(RLP.encode(items).subarray(0, 100)))).toEqual({ name: 'RlpTruncated', args: [] })
+    expect(await refusal(hexlify(RLP.encode(items[1])))).toEqual({ name: 'RlpExpectedList', args: [] })
+    // the receipt's type byte altered: no longer the receipt the trie holds
+    const typeZero = Uint8Array.from([0, ...parts.receipt.subarray(1)])
+    expect(await refusal(encodeExitPayload({ ...parts, receipt: typeZero }))).toEqual({
+      name: 'ReceiptMismatch',
+      args: [],
+    })
   })
 
   it('pays the second burn (payload with lists in place), and only once', async () => {
