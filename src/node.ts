@@ -26,7 +26,8 @@ import { type Database, openDatabase } from './db/db.js'
 import { buildGenesis } from './chain/genesis.js'
 import { engineOf, type Engine } from './chain/hash.js'
 import { backfillLogIndex } from './chain/logIndex.js'
-import type { ExplorerIndexes } from './chain/explorerIndex.js'
+import { anyExplorerIndex, type ExplorerIndexes } from './chain/explorerIndex.js'
+import { ExplorerBackfill } from './block/explorerBackfill.js'
 import { ChainStore } from './chain/store.js'
 import { loadGenesis } from './config/genesis.js'
 import { loadValidatorKey, validatorKeyPath } from './config/keys.js'
@@ -170,8 +171,11 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   let exec: ExecPool | undefined
   let ops: NodeOps | undefined
   let checkpoints: CheckpointLayer | undefined
+  let explorerBackfill: ExplorerBackfill | undefined
   try {
     await backfillLogIndex(store, log)
+    // blocks from before the explorer indexes: indexed in the background, newest first, one per event-loop turn
+    if (anyExplorerIndex(store.explorer.enabled)) explorerBackfill = new ExplorerBackfill(store, log)
     const { loaded, kept } = await pool.start()
     if (loaded > 0) log.info(`txpool journal: ${kept} of ${loaded} transactions kept`)
     const validators = chain.engine === 'ibft' ? decodeExtra(store.head.header.extraData).validators : []
@@ -288,6 +292,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     checkpoints?.stop()
     await network?.stop().catch(() => undefined)
     await pool.stop().catch(() => undefined)
+    await explorerBackfill?.stop()
     await exec?.close()
     await db.close()
     throw err
@@ -316,6 +321,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         await network?.stop()
         await sealer?.stop()
         await pool.stop()
+        await explorerBackfill?.stop()
         // every worker reads the database: they must be gone before it closes
         await workers?.close()
         await db.close()

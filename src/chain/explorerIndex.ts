@@ -38,6 +38,7 @@ export const APPEARANCE_READ_CHUNK = 1024
 
 const HEAD_KEY = Buffer.from('explorer-head')
 const FROM_KEY = Buffer.from('explorer-from')
+const MASK_KEY = Buffer.from('explorer-indexes')
 const EMPTY = new Uint8Array(0)
 
 /** Which explorer indexes a node writes (`[explorer] index_*`). */
@@ -198,6 +199,35 @@ function numberBytes(n: bigint): Buffer {
 function readNumber(db: Database, key: Buffer): bigint | undefined {
   const v = db.getSync('meta', key)
   return v === undefined ? undefined : Buffer.from(v).readBigUInt64BE(0)
+}
+
+/** Sets `meta/explorer-head` (the backfill, when it starts over below the chain's head). */
+export function putIndexedHead(batch: WriteBatch, head: bigint): void {
+  batch.put('meta', HEAD_KEY, numberBytes(head))
+}
+
+const INDEX_BITS: readonly (keyof ExplorerIndexes)[] = ['appearances', 'senderNonce', 'creators', 'fees', 'reverts']
+
+/** The indexes as a bit mask (meta/explorer-indexes: which ones the indexed blocks carry). */
+function maskOf(x: ExplorerIndexes): number {
+  let m = 0
+  INDEX_BITS.forEach((k, i) => {
+    if (x[k]) m |= 1 << i
+  })
+  return m
+}
+
+/** True when `on` has an index the blocks indexed so far were not indexed with (or that is unknown). */
+export function gainsIndexes(db: Database, on: ExplorerIndexes): boolean {
+  const v = db.getSync('meta', MASK_KEY)
+  if (v === undefined || v.length === 0) return true
+  const stored = v[0] as number
+  return (maskOf(on) & ~stored) !== 0
+}
+
+/** Records which indexes the indexed blocks carry. */
+export function putIndexesMask(batch: WriteBatch, on: ExplorerIndexes): void {
+  batch.put('meta', MASK_KEY, Uint8Array.of(maskOf(on)))
 }
 
 /** Moves `meta/explorer-from` down to `from` (the backfill, in the batch of the blocks it indexed). */

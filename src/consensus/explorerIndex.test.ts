@@ -13,6 +13,8 @@ import { bytesToHex, createContractAddress, hexToBytes, Address as EthAddress } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ALL_EXPLORER_INDEXES, type TxPosition } from '../chain/explorerIndex.js'
 import type { ChainBlock } from '../chain/store.js'
+import { ExplorerBackfill } from '../block/explorerBackfill.js'
+import { createLogger } from '../log.js'
 import { devKey, type Key, sign, VALIDATOR } from '../../test/helpers/blocks.js'
 import { openTestChain, validateTransaction } from '../../test/helpers/chain.js'
 
@@ -41,13 +43,21 @@ function tx(key: Key, fields: Record<string, unknown>): Uint8Array {
   return sign(chain.common, key, { nonce, ...fields })
 }
 
-async function build(raws: Uint8Array[]): Promise<ChainBlock> {
-  const ctx = { ...chain.admission(), account: async () => ({ nonce: 0n, balance: 10n ** 30n }) }
+/** The raw transactions of each block built, to build the same chain again. */
+const history: Uint8Array[][] = []
+
+async function buildOn(c: Chain, raws: Uint8Array[]): Promise<ChainBlock> {
+  const ctx = { ...c.admission(), account: async () => ({ nonce: 0n, balance: 10n ** 30n }) }
   const candidates = []
   for (const raw of raws) candidates.push(await validateTransaction(raw, ctx))
-  const { block, included } = await chain.builder.build(candidates, chain.store.head.header.timestamp + 1n)
+  const { block, included } = await c.builder.build(candidates, c.store.head.header.timestamp + 1n)
   expect(included.length).toBe(raws.length)
   return block
+}
+
+async function build(raws: Uint8Array[]): Promise<ChainBlock> {
+  history.push(raws)
+  return buildOn(chain, raws)
 }
 
 const deployer = devKey(0)
@@ -172,6 +182,53 @@ describe('sender + nonce, creators, fees, revert output', () => {
     expect(x.revertOutput(hexToBytes(hashes.factoryCall as `0x${string}`))).toBeUndefined()
     expect(x.head).toBe(chain.store.head.header.number)
     expect(x.indexedFrom).toBe(0n)
+  })
+})
+
+describe('backfill of a datadir written without the indexes', () => {
+  it('indexes every block, newest first, to what the live commits wrote', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ibex-explorer-late-'))
+    dirs.push(dir)
+    const late = await openTestChain(dir, { validator: VALIDATOR })
+    try {
+      for (const raws of history) await buildOn(late, raws)
+      expect(late.store.head.hash).toEqual(chain.store.head.hash)
+      expect(late.store.explorer.head).toBeUndefined()
+      late.store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
+      const backfill = new ExplorerBackfill(late.store, createLogger('silent'))
+      await backfill.done
+      const [mine, live] = [late.store.explorer, chain.store.explorer]
+      const head = chain.store.head.header.number
+      expect(mine.indexedFrom).toBe(0n)
+      expect(mine.head).toBe(head)
+      expect(mine.appearancesBefore(target, head + 1n, 1000)).toEqual(live.appearancesBefore(target, head + 1n, 1000))
+      const child = addressOf({ address: factory, privateKey: new Uint8Array(0) }, 1n)
+      expect(mine.contractCreator(hexToBytes(child as `0x${string}`))).toEqual(
+        live.contractCreator(hexToBytes(child as `0x${string}`)),
+      )
+      expect(mine.revertOutput(hexToBytes(hashes.revert as `0x${string}`))).toEqual(
+        live.revertOutput(hexToBytes(hashes.revert as `0x${string}`)),
+      )
+      for (let n = 0n; n <= head; n++) expect(mine.blockFees(n)).toBe(live.blockFees(n))
+      // a block committed after the backfill is indexed live, right above it
+      const raw = sign(late.common, payer2, {
+        nonce: nonces.get(payer2.address) ?? 0n,
+        to: forwarder,
+        value: 1n,
+        data: `0x${TARGET.slice(2).padStart(64, '0')}`,
+      })
+      const next = await buildOn(late, [raw])
+      expect(mine.appearancesBefore(target, next.header.number + 1n, 1).txs[0]).toEqual({
+        blockNumber: next.header.number,
+        index: 0,
+      })
+      expect([mine.indexedFrom, mine.head]).toEqual([0n, next.header.number])
+      // nothing to do at the next start
+      await new ExplorerBackfill(late.store, createLogger('silent')).done
+      expect([mine.indexedFrom, mine.head]).toEqual([0n, next.header.number])
+    } finally {
+      await late.db.close()
+    }
   })
 })
 
