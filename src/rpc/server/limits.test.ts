@@ -45,6 +45,9 @@ describe('RateLimiter', () => {
     expect(l.admit('a', one('eth_call'), 0)).toEqual({ retryAfterSeconds: 1, budget: 'call' })
     expect(l.admit('a', one('eth_getLogs'), 0)).toBeUndefined()
     expect(l.admit('a', one('eth_getFilterLogs'), 0)?.budget).toBe('logs')
+    // bor_getRootHash scans up to 2^15 blocks on the main thread: the same budget as a log scan
+    expect(l.admit('b', one('bor_getRootHash'), 0)).toBeUndefined()
+    expect(l.admit('b', one('bor_getRootHash'), 0)?.budget).toBe('logs')
     // debug has no own limit here (0)
     for (let i = 0; i < 5; i++) expect(l.admit('a', one('debug_traceCall'), 0)).toBeUndefined()
     l.close()

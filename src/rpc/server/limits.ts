@@ -41,8 +41,11 @@ export type CallClass = (typeof CallClass)[keyof typeof CallClass]
 
 /** Methods that run the EVM on a worker. */
 const CALL_METHODS = new Set(['eth_call', 'eth_estimateGas', 'eth_createAccessList', 'eth_simulateV1'])
-/** Methods that scan logs. */
-const LOG_METHODS = new Set(['eth_getLogs', 'eth_getFilterLogs'])
+/**
+ * Methods that scan a range of blocks on the main thread (bounded by their own limits): logs, and
+ * bor_getRootHash, which hashes up to 2^15 block hashes (~170 ms at its widest).
+ */
+const LOG_METHODS = new Set(['eth_getLogs', 'eth_getFilterLogs', 'bor_getRootHash'])
 
 /** callClass: which expensive budget `method` also draws on. */
 export function callClass(method: unknown): CallClass {
