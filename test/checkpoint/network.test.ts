@@ -6,7 +6,9 @@
  * restarted with checkpoints on. Then, on a 4 s cadence:
  *   - consecutive checkpoints (ids 10000, 20000…, ranges from block 1 with no gap or overlap), each
  *     signed by all four, each root equal to rootFromRpc (test/checkpoint/rootCheck.ts, viem only)
- *     over the full node's blocks;
+ *     over the full node's blocks; `ibex checkpoint status` shows them;
+ *   - a stake top-up in the DAO: the next checkpoint carries the new set, and the contract's power
+ *     of that validator is its new stake;
  *   - one validator stopped: checkpoints go on with 3 signatures and its uptime falls
  *     (validators_getUptime on the full node); back, it signs again and its uptime rises;
  *   - two stopped (half the power): no checkpoint while they are down, none short of 3 signers;
@@ -16,17 +18,24 @@
  * block that stored the checkpoint), measured over every checkpoint of the run.
  */
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { Chain } from '../../scripts/dao/client.js'
+import { DAO_ADDRESSES } from '../../scripts/dao/plan.js'
 import { REPO_ROOT } from '../helpers/compile.js'
+import { DEV_ACCOUNTS } from '../helpers/dev.js'
 import { IBEX_BIN, rpc, waitFor } from '../helpers/node.js'
 import { Cluster } from '../ibft-network/cluster.js'
 import { type Anvil, startAnvil } from '../trace/helpers/anvil.js'
 import { rootFromRpc } from './rootCheck.js'
 
 const CHAIN_ID = 7862
+const COIN = 10n ** 18n
+/** Added to validator 0's seat through ValidatorDAO.topUp: a change of the DAO's set the contract must follow. */
+const TOP_UP = 1_000n * COIN
+const FUNDER = DEV_ACCOUNTS[0]
 /** anvil's first dev account: pays for the deployment. */
 const DEPLOYER_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const FULL_NODE = 5
@@ -42,6 +51,8 @@ const CHECKPOINT_FLAGS = [
 const CHECKPOINT_WAIT_MS = 120_000
 /** How long two stopped validators are kept down (several cadences). */
 const OUTAGE_MS = 15_000
+/** Selector of CheckpointManager.powerOf(address). */
+const POWER_OF_SELECTOR = '1ac84690'
 /** How long anvil is frozen. */
 const FREEZE_MS = 12_000
 
@@ -110,7 +121,7 @@ beforeAll(async () => {
     chainId: CHAIN_ID,
     blockTime: '1s',
     roundTimeout: '1s',
-    prefund: [],
+    prefund: [`${FUNDER.address}=10000ether`],
     genesisArgs: ['--checkpoint.base-rpc', anvil.url, ...CHECKPOINT_FLAGS],
   })
   fullUrl = net.node(FULL_NODE).url
@@ -155,7 +166,52 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     const ofBlock = await rpc<CheckpointJson>(fullUrl, 'validators_getCheckpointOfBlock', [list[1]?.start])
     expect(ofBlock.id).toBe(list[1]?.id)
     for (const v of net.validators) expect((await uptimeOf(v)).uptime).toBe(1)
+    const status = execFileSync(process.execPath, [IBEX_BIN, 'checkpoint', 'status', '--config', net.node(FULL_NODE).config], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    })
+    expect(status).toMatch(/CheckpointManager 0x[0-9a-f]{40} on http:\/\/127\.0\.0\.1:\d+: \d+ checkpoints, 4 signers/)
+    expect(status).toMatch(/blocks not checkpointed yet/)
+    for (const v of net.validators) expect(status).toMatch(new RegExp(`${v} .*100\\.0%  healthy`))
   }, 180_000)
+
+  it("carries a change of the DAO's validator set to the contract in the next checkpoint", async () => {
+    const chain = new Chain(fullUrl)
+    const key = `0x${readFileSync(join(net.dir, 'validator-0.key'), 'utf8').trim().replace(/^0x/, '')}`
+    const holder = chain.signer(key)
+    const funder = chain.signer(FUNDER.privateKey)
+    await chain.receipt(await chain.sendTx(funder, { to: holder.address, value: TOP_UP + 10n * COIN, gas: 21_000n }))
+    const signers = chain.contract('ValidatorSigners', DAO_ADDRESSES.ValidatorSigners)
+    const seat = (await signers.read('seatOf', [holder.address])) as bigint
+    const dao = chain.contract('ValidatorDAO', DAO_ADDRESSES.ValidatorDAO)
+    const stake = (await dao.read('stakeOf', [seat])) as bigint
+    const receipt = await dao.write(holder, 'topUp', [seat], { value: TOP_UP })
+    const toppedAt = BigInt(receipt.blockNumber)
+    const manager = readFileSync(net.node(FULL_NODE).config, 'utf8').match(/^manager = "(0x[0-9a-f]{40})"/m)?.[1] as string
+    const powerOf = async (address: string) =>
+      BigInt(
+        await rpc<string>(anvil.url, 'eth_call', [
+          { to: manager, data: `0x${POWER_OF_SELECTOR}${address.slice(2).padStart(64, '0')}` },
+          'latest',
+        ]),
+      )
+    expect(await powerOf(holder.address.toLowerCase())).toBe(stake)
+    // the first checkpoint reaching the top-up's block carries the new set
+    await waitFor(
+      async () => {
+        const last = await checkpointAt(await count())
+        return BigInt(last.end) >= toppedAt ? last : undefined
+      },
+      { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: 'a checkpoint past the top-up' },
+    )
+    expect(await powerOf(holder.address.toLowerCase())).toBe(stake + TOP_UP)
+    for (const v of net.validators.filter((x) => x !== holder.address.toLowerCase())) expect(await powerOf(v)).toBe(stake)
+    // and checkpoints go on under the new set, still signed by all four
+    const after = await count()
+    await untilCount(after + 1, 'a checkpoint under the new set')
+    expect((await checkpointAt(after + 1)).signers).toHaveLength(4)
+    expectConsecutive(await all())
+  }, 240_000)
 
   it('goes on with 3 signers while a validator is down; its uptime falls, then rises when it is back', async () => {
     const down = net.node(4).validator as string
@@ -168,6 +224,8 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     expect(last.signers).not.toContain(down)
     const low = await uptimeOf(down)
     expect(low.uptime).toBeLessThan(1)
+    // below 95% of the median (the others' 100%): Polygon's first step
+    expect(low.health).toBe('grace period')
     expect(low.of - low.signed).toBeGreaterThanOrEqual(1)
 
     await net.start(4)
@@ -179,9 +237,17 @@ describe('checkpoints to anvil from a 4-validator network', () => {
       { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: 'a checkpoint signed by validator 4 again' },
     )
     expect(back.signers).toHaveLength(4)
-    const high = await uptimeOf(down)
-    expect(high.signed).toBeGreaterThan(low.signed)
-    expect(high.uptime).toBeGreaterThan(low.uptime)
+    // from here every checkpoint it signs raises its uptime again
+    const returned = await uptimeOf(down)
+    expect(returned.signed).toBeGreaterThan(low.signed)
+    const later = await waitFor(
+      async () => {
+        const u = await uptimeOf(down)
+        return u.uptime > returned.uptime ? u : undefined
+      },
+      { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: "validator 4's uptime to rise" },
+    )
+    expect(later.signed).toBeGreaterThan(returned.signed)
     expectConsecutive(await all())
   }, 300_000)
 
