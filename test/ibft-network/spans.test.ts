@@ -1,21 +1,25 @@
 /**
  * Span committees on a live network (issue 19), real processes on loopback: `ibex genesis
- * --validators 6 --full-nodes 1` (the six seated in the DAO with their node keys as signers), each
+ * --network dev --validators 6 --full-nodes 1` (the six seated in the DAO with their node keys as signers), each
  * node's [ibft] span_blocks = 8 and producers = 4, 1 s blocks. The validators draw, sign and gossip
  * each span's consent; the last block of every span carries the next committee; the full node,
  * started late, syncs through at least three switches and verifies them. Then a validator's key
  * tops its seat up through ValidatorDAO.topUp: the next span drawn after it is the draw from the new
- * stakes (not the old ones at the same seed); and a validator offline across a switch (restarted
+ * stakes (not the old ones at the same seed). A new seat — KYC by the Ops Safe, application, approval,
+ * signer — enters the set; the spans drawn after it are the draws over the set that holds it, and
+ * the full node, given the new seat's key, seals when drawn. And a validator offline across a switch (restarted
  * mid-span) catches up on the same chain. Every block is checked on every node, and the
  * committees, consents and seals by the independent script test/spans/committeeCheck.ts.
  */
+import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { concat, getBytes, keccak256, SigningKey, toBeHex, toUtf8Bytes, ZeroAddress } from 'ethers'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { Chain } from '../../scripts/dao/client.js'
-import { DAO_ADDRESSES } from '../../scripts/dao/plan.js'
+import { DAO_ADDRESSES, devWallet } from '../../scripts/dao/plan.js'
 import { DEV_ACCOUNTS } from '../helpers/dev.js'
 import { rpc, waitFor } from '../helpers/node.js'
 import { checkCommittees, draw, type Member } from '../spans/committeeCheck.js'
@@ -38,6 +42,10 @@ const COIN = 10n ** 18n
  */
 const TOP_UP = 100_000_000n * COIN
 const FUNDER = DEV_ACCOUNTS[0]
+/** Key file of the validator seated during the test (its node is the cluster's full node). */
+const NEW_VALIDATOR_KEY = 'validator-new.key'
+/** Spans after the new seat whose committees are checked against the draw over the set that holds it. */
+const NEW_SEAT_SPANS = 2n
 
 let net: Cluster
 
@@ -49,6 +57,9 @@ beforeAll(async () => {
     blockTime: '1s',
     roundTimeout: '1s',
     prefund: [`${FUNDER.address}=200000000ether`],
+    // the dev preset's DAO: its Ops Safe (KYC attestor, membership) is owned by dev accounts, so the
+    // test can seat a new validator as the Safe's owners would
+    genesisArgs: ['--network', 'dev'],
   })
   // as an operator would: the span settings in each node's [ibft] section
   for (const n of net.nodes) {
@@ -134,6 +145,70 @@ describe('span committees: 6 validators, committees of 4, spans of 8 blocks', ()
     }
   }, 420_000)
 
+  it('a new seat through the DAO (KYC by the Ops Safe, application, approval, signer) joins the set and the drawn committees; its node seals when drawn', async () => {
+    const chain = new Chain(net.node(1).url)
+    // the full node becomes the new validator's node: its own key, named in its config, then a restart
+    const key = `0x${randomBytes(32).toString('hex')}`
+    const holder = chain.signer(key)
+    writeFileSync(join(net.dir, NEW_VALIDATOR_KEY), `${key.slice(2)}\n`, { mode: 0o600 })
+    await net.stop(FULL_NODE)
+    const config = readFileSync(net.node(FULL_NODE).config, 'utf8')
+    expect(config).not.toContain('validator_key')
+    writeFileSync(
+      net.node(FULL_NODE).config,
+      config.replace(/^(log_level = .*)$/m, `$1\nvalidator_key = "../${NEW_VALIDATOR_KEY}"`),
+    )
+    await net.start(FULL_NODE)
+
+    const dao = chain.contract('ValidatorDAO', DAO_ADDRESSES.ValidatorDAO)
+    const kyc = chain.contract('KycRegistry', DAO_ADDRESSES.KycRegistry)
+    const signers = chain.contract('ValidatorSigners', DAO_ADDRESSES.ValidatorSigners)
+    const stake = (await dao.read('minStake', [3])) as bigint
+    const funder = chain.signer(FUNDER.privateKey)
+    await chain.receipt(await chain.sendTx(funder, { to: holder.address, value: stake + 10n * COIN, gas: 21_000n }))
+    const expiry = (await chain.timestamp()) + 365 * 86_400
+    const identity = keccak256(toUtf8Bytes(`identity of ${holder.address}`))
+    await opsSafe(chain, DAO_ADDRESSES.KycRegistry, kyc.encode('attest', [holder.address, identity, 1, expiry, keccak256('0x0e')]))
+    const documents = await Promise.all(
+      ['disclaimerHash', 'riskWarningHash', 'informationMemorandumHash'].map((fn) => dao.read(fn)),
+    )
+    const applied = await dao.write(holder, 'applyForSeat', [3, ...documents, keccak256(toUtf8Bytes('form'))], {
+      value: stake,
+    })
+    const id = dao.events(applied).find((e) => e.name === 'ApplicationSubmitted')?.args.id as bigint
+    const approved = await opsSafe(chain, DAO_ADDRESSES.ValidatorDAO, dao.encode('approveApplication', [id]))
+    const seat = dao.events(approved).find((e) => e.name === 'ApplicationApproved')?.args.seat as bigint
+    expect(seat).toBeGreaterThan(0n)
+    const named = await signers.write(holder, 'setSigner', [seat, holder.address])
+    const joinedAt = BigInt(named.blockNumber)
+    const me = holder.address.toLowerCase() as Hex
+    const before = await validatorSetAt(chain, joinedAt - 1n)
+    expect(before.some((v) => v.signer === me)).toBe(false)
+
+    // the spans drawn at reference blocks after the seat: drawn over the set that holds it
+    const S = BigInt(SPAN_BLOCKS)
+    const firstDrawn = (joinedAt - 1n) / S + 2n
+    const all = Array.from({ length: VALIDATORS + 1 }, (_, i) => i + 1)
+    await allReach(all, Number((firstDrawn + NEW_SEAT_SPANS) * S + 2n), 180_000)
+    const head = await minHead(all)
+    const result = await checkCommittees(net.node(1).url, SPAN_BLOCKS, PRODUCERS, head)
+    expect(result.problems).toEqual([])
+    let changed = 0
+    for (let k = firstDrawn; k <= firstDrawn + NEW_SEAT_SPANS; k++) {
+      const ref = (k - 1n) * S + 1n
+      const refBlock = await rpc<{ hash: Hex }>(net.node(1).url, 'eth_getBlockByNumber', [`0x${ref.toString(16)}`, false])
+      const set = await validatorSetAt(chain, ref)
+      expect(set.find((v) => v.signer === me)?.power, `span ${k}: the new seat in the set at its reference block`).toBe(stake)
+      const span = result.spans.find((x) => x.spanId === k)
+      expect(span?.switched, `span ${k} switched\n${net.logs()}`).toBe(true)
+      expect(span?.committee).toEqual(draw(set, refBlock.hash, PRODUCERS))
+      if (committeeKey(span?.committee ?? []) !== committeeKey(draw(before, refBlock.hash, PRODUCERS))) changed++
+    }
+    expect(changed, 'committees that differ from the draw without the new seat').toBeGreaterThan(0)
+    // wherever the new validator was drawn, blocks went on: its node sealed them (checkCommittees checked the seals)
+    await sameChain(all, head)
+  }, 420_000)
+
   it('a stake top-up through ValidatorDAO changes the next drawn committee; a validator offline across a switch catches up', async () => {
     const all = Array.from({ length: VALIDATORS + 1 }, (_, i) => i + 1)
     const chain = new Chain(net.node(FULL_NODE).url)
@@ -199,4 +274,33 @@ async function validatorSetAt(chain: Chain, block: bigint): Promise<Member[]> {
     bigint[],
   ]
   return signers.map((s, i) => ({ signer: s.toLowerCase() as Hex, power: powers[i] as bigint }))
+}
+
+/** committeeKey: a committee as text (signer:power, in order), to compare two draws. */
+function committeeKey(committee: Member[]): string {
+  return committee.map((m) => `${m.signer}:${m.power}`).join(',')
+}
+
+/**
+ * opsSafe runs a call as the Ops Safe (the KYC attestor and membership role of the genesis DAO):
+ * execTransaction signed by two of its owners (dev accounts of the genesis), sent by the funder.
+ */
+async function opsSafe(chain: Chain, to: string, data: string) {
+  const safe = chain.contract('SafeL2', DAO_ADDRESSES.OpsSafe)
+  const owners = new Set(((await safe.read('getOwners')) as string[]).map((o) => o.toLowerCase()))
+  const keys = Array.from({ length: 10 }, (_, i) => devWallet(i))
+    .filter((w) => owners.has(w.address.toLowerCase()))
+    .slice(0, Number(await safe.read('getThreshold')))
+    .sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1))
+  const args = [to, 0, data, 0, 0, 0, 0, ZeroAddress, ZeroAddress]
+  const hash = await safe.read('getTransactionHash', [...args, await safe.read('nonce')])
+  const signatures = concat(
+    keys.map((w) => {
+      const sig = new SigningKey(w.privateKey).sign(getBytes(hash))
+      return concat([sig.r, sig.s, toBeHex(sig.v, 1)])
+    }),
+  )
+  const receipt = await safe.write(chain.signer(FUNDER.privateKey), 'execTransaction', [...args, signatures])
+  expect(safe.events(receipt).map((e) => e.name)).toContain('ExecutionSuccess')
+  return receipt
 }
