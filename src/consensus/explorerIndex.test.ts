@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ALL_EXPLORER_INDEXES, type TxPosition } from '../chain/explorerIndex.js'
 import type { ChainBlock } from '../chain/store.js'
 import { ExplorerBackfill } from '../block/explorerBackfill.js'
+import { encodeWireBlock } from '../chain/blockRlp.js'
+import { executeIbftBlock } from './ibftImport.js'
 import { createLogger } from '../log.js'
 import { devKey, type Key, sign, VALIDATOR } from '../../test/helpers/blocks.js'
 import { openTestChain, validateTransaction } from '../../test/helpers/chain.js'
@@ -182,6 +184,34 @@ describe('sender + nonce, creators, fees, revert output', () => {
     expect(x.revertOutput(hexToBytes(hashes.factoryCall as `0x${string}`))).toBeUndefined()
     expect(x.head).toBe(chain.store.head.header.number)
     expect(x.indexedFrom).toBe(0n)
+  })
+})
+
+describe('the IBFT verifier', () => {
+  it('records the same activity as the proposer, for the block it commits', async () => {
+    const ctx = { ...chain.admission(), account: async () => ({ nonce: 0n, balance: 10n ** 30n }) }
+    const n = (k: Key) => nonces.get(k.address) ?? 0n
+    const raws = [
+      sign(chain.common, payer1, {
+        nonce: n(payer1),
+        to: forwarder,
+        value: 1n,
+        data: `0x${TARGET.slice(2).padStart(64, '0')}`,
+      }),
+      sign(chain.common, payer2, { nonce: n(payer2), to: factory, data: '0x' }),
+      sign(chain.common, deployer, { nonce: n(deployer), to: reverter, data: '0x', gasLimit: 100_000n }),
+    ]
+    const candidates = []
+    for (const raw of raws) candidates.push(await validateTransaction(raw, ctx))
+    const proposal = await chain.builder.propose(candidates, chain.store.head.header.timestamp + 1n)
+    expect(proposal.activity?.length).toBe(3)
+    const opts = { store: chain.store, common: chain.common, baseFeeRecipient: undefined }
+    const verified = await executeIbftBlock(opts, chain.store.head, encodeWireBlock(proposal), { kind: 'proposal' })
+    expect(verified.activity).toEqual(proposal.activity)
+    const touched = (verified.activity?.[0]?.touched ?? []).map((a) => bytesToHex(a))
+    expect(touched).toContain(TARGET)
+    expect(verified.activity?.[1]?.created.map((c) => bytesToHex(c.creator))).toEqual([factory])
+    expect(bytesToHex(verified.activity?.[2]?.revertOutput as Uint8Array)).toBe('0xdeadbeef')
   })
 })
 
