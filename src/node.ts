@@ -241,6 +241,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         validatorKey: (isValidator && validators.length > 1) || (spans && !soleValidator) ? validatorKey : undefined,
         viewCaller: execPoolCaller(workersFor, () => store.head.header.number),
         checkpoints,
+        checkpointSigner: validatorKey,
         log,
       })
     } else if (isValidator && validators.length > 1) {

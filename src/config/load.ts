@@ -26,6 +26,7 @@ import {
   type CommandFlagDef,
   type Prefund,
   SETTINGS,
+  type TokenSpec,
   type Setting,
   tomlKeyName,
 } from './settings.js'
@@ -70,6 +71,10 @@ export interface CommandExtra {
   childRpc?: string
   /** checkpoint deploy: node configs (or directories of them) to write the addresses into. */
   writeConfig?: string[]
+  /** checkpoint deploy: a token pair to deploy and map. */
+  token?: TokenSpec
+  /** checkpoint deploy --token: the child-chain deployer's key file. */
+  childKey?: string
 }
 
 export interface LoadedConfig {
@@ -358,6 +363,8 @@ function setCommandFlag(extra: CommandExtra, name: string, value: unknown): void
   else if (name === 'key') extra.key = value as string
   else if (name === 'child-rpc') extra.childRpc = value as string
   else if (name === 'write-config') extra.writeConfig = [...(extra.writeConfig ?? []), value as string]
+  else if (name === 'token') extra.token = value as TokenSpec
+  else if (name === 'child-key') extra.childKey = value as string
 }
 
 function parseBlockNumber(raw: string, what: string): bigint {
@@ -394,8 +401,8 @@ function checkCommandArgs(command: Command, extra: CommandExtra): void {
       )
     tooMany(1)
     extra.checkpointAction = action
-    if (action === 'status' && (extra.key !== undefined || extra.writeConfig !== undefined))
-      throw new ConfigError('ibex checkpoint status takes no --key or --write-config (they are for deploy)')
+    if (action === 'status' && (extra.key !== undefined || extra.writeConfig !== undefined || extra.token !== undefined))
+      throw new ConfigError('ibex checkpoint status takes no --key, --token or --write-config (they are for deploy)')
   }
   if (command === 'export') {
     tooMany(3)

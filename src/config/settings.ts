@@ -372,6 +372,20 @@ function parsePrefund(raw: unknown): Prefund {
   return { address: m[1] as string, wei: parseWei(m[2]) }
 }
 
+/** `--token NAME:SYMBOL:SUPPLY` of ibex checkpoint deploy. */
+export interface TokenSpec {
+  name: string
+  symbol: string
+  supply: bigint
+}
+
+function parseTokenSpec(raw: unknown): TokenSpec {
+  const m = typeof raw === 'string' ? /^([^:]+):([A-Za-z0-9]{1,11}):([0-9]+)$/.exec(raw) : null
+  if (m === null || BigInt(m[3] as string) === 0n)
+    throw new ValueProblem('expected NAME:SYMBOL:SUPPLY, e.g. "Test Token:TT:1000000000000000000000" (symbol 1-11 letters or digits, supply > 0)')
+  return { name: m[1] as string, symbol: m[2] as string, supply: BigInt(m[3] as string) }
+}
+
 function parseAddresses(raw: unknown): string[] {
   const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : []
   if (list.length === 0 || list.some((a) => !/^0x[0-9a-fA-F]{40}$/.test(a))) {
@@ -396,5 +410,7 @@ export const COMMAND_FLAGS: readonly CommandFlagDef[] = [
   { ...genesisFlag('prefund', 'ADDR=WEI', 'fund an account in the genesis (1000ether, 5gwei or wei); repeatable', parsePrefund), repeatable: true },
   checkpointFlag('key', 'FILE', 'deploy: file with the private key (hex) of the base-chain account that pays for the deployment', parseString),
   checkpointFlag('child-rpc', 'URL', "JSON-RPC URL of a node of the child chain: its chain id, head and DAO validator set (default: http://127.0.0.1:<[jsonrpc] port>)", (raw) => parseUrl(raw, ['http:', 'https:'])),
+  checkpointFlag('token', 'NAME:SYMBOL:SUPPLY', 'deploy: also a bridged ERC-20 pair (BaseToken on the base chain, its supply given to the vault; ChildToken on the child chain; mapped in the vault); SUPPLY in smallest units', parseTokenSpec),
+  checkpointFlag('child-key', 'FILE', 'deploy --token: file with the private key (hex) of the child-chain account that deploys ChildToken and receives its supply', parseString),
   { ...checkpointFlag('write-config', 'PATH', 'deploy: write [checkpoint] enabled, base_rpc, base_chain_id, manager and vault into this node config, or into every node<i>/config.toml under this directory; repeatable', parseString), repeatable: true },
 ]

@@ -63,6 +63,8 @@ export interface IbftNetworkDeps {
   viewCaller?: ViewCaller
   /** The checkpoint layer ([checkpoint] enabled, issue 20): a validator votes through the IBFT topic. */
   checkpoints?: CheckpointLayer
+  /** This node's key when it does not take part in IBFT (a DAO validator outside the set, a sole validator): it still signs checkpoints. */
+  checkpointSigner?: { privateKey: Uint8Array; address: string }
   log: Logger
 }
 
@@ -178,17 +180,6 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
       })
       const v = validator
       const cp = deps.checkpoints
-      if (cp !== undefined) {
-        if (caller === undefined) throw new Error('checkpoints need a view caller (the exec pool)')
-        cp.startService({
-          childChainId: common.chainId(),
-          store,
-          datadir: config.datadir,
-          signer: { key: key.privateKey, address },
-          daoSetAt: (hash) => readValidatorSet(caller, hash),
-          broadcast: (wire) => net.broadcastIbft(wire),
-        })
-      }
       net.onIbftMessage((wire) => {
         if (isConsentWire(wire)) c?.receive(wire)
         else if (cp?.isVote(wire) === true) cp.receive(wire)
@@ -201,6 +192,22 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
       v.start()
       c?.onHead(store.head.header.number)
       log.info(`ibft: validating as ${key.address} from block ${store.head.header.number + 1n}`)
+    }
+    // checkpoints: any node with a key signs when the contract's set names it, in IBFT's set or not
+    const cp = deps.checkpoints
+    const cpKey = key ?? deps.checkpointSigner
+    if (cp !== undefined && cpKey !== undefined) {
+      if (caller === undefined) throw new Error('checkpoints need a view caller (the exec pool)')
+      cp.startService({
+        childChainId: common.chainId(),
+        store,
+        datadir: config.datadir,
+        signer: { key: cpKey.privateKey, address: hexToBytes(cpKey.address.toLowerCase() as `0x${string}`) },
+        daoSetAt: (hash) => readValidatorSet(caller, hash),
+        broadcast: (wire) => net.broadcastIbft(wire),
+      })
+      // without the engine, the IBFT topic carries only what this node reads: checkpoint votes
+      if (validator === undefined) net.onIbftMessage((wire) => cp.isVote(wire) && cp.receive(wire))
     }
   } catch (err) {
     await net.stop()

@@ -20,6 +20,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { encodeFunctionData, type Hex, parseAbi } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { Chain } from '../../scripts/dao/client.js'
@@ -36,6 +37,16 @@ const COIN = 10n ** 18n
 /** Added to validator 0's seat through ValidatorDAO.topUp: a change of the DAO's set the contract must follow. */
 const TOP_UP = 1_000n * COIN
 const FUNDER = DEV_ACCOUNTS[0]
+/** The bridged token pair deployed with the contracts (ibex checkpoint deploy --token). */
+const TOKEN_SUPPLY = 1_000n * COIN
+const BURNED = 7n * COIN
+/** anvil's second dev account: sends the exits (anyone may). */
+const EXITER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
+const TOKEN_ABI = parseAbi([
+  'function withdraw(uint256 amount)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function exit(bytes payload)',
+])
 /** anvil's first dev account: pays for the deployment. */
 const DEPLOYER_KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const FULL_NODE = 5
@@ -53,6 +64,10 @@ const CHECKPOINT_WAIT_MS = 120_000
 const OUTAGE_MS = 15_000
 /** Selector of CheckpointManager.powerOf(address). */
 const POWER_OF_SELECTOR = '1ac84690'
+/** Tries of a node restart (restart()). */
+const START_ATTEMPTS = 3
+/** After validators stop, time for a submission already signed to land before counting. */
+const SETTLE_MS = 5_000
 /** How long anvil is frozen. */
 const FREEZE_MS = 12_000
 
@@ -73,6 +88,7 @@ interface UptimeJson {
 let anvil: Anvil
 let net: Cluster
 let fullUrl: string
+let deployOutput: string
 
 async function count(): Promise<number> {
   return Number(BigInt(await rpc<string>(fullUrl, 'validators_getCheckpointCount')))
@@ -100,6 +116,22 @@ async function uptimeOf(signer: string): Promise<UptimeJson['validators'][number
   const v = u.validators.find((x) => x.signer === signer)
   if (v === undefined) throw new Error(`${signer} not in the uptime table: ${JSON.stringify(u)}`)
   return v
+}
+
+/**
+ * Starts node `i` again; a restart can lose its p2p port to another process's outgoing connection
+ * (ports come from the ephemeral range), so it is tried a few times.
+ */
+async function restart(i: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await net.start(i)
+      return
+    } catch (err) {
+      if (attempt >= START_ATTEMPTS || !/failed to be listened on/.test(String(err))) throw err
+      await new Promise((r) => setTimeout(r, 2_000))
+    }
+  }
 }
 
 /** Every checkpoint continues the one before it, from block 1; ids step by 10000. */
@@ -135,16 +167,17 @@ beforeAll(async () => {
   for (const v of net.validators) await rpc(anvil.url, 'anvil_setBalance', [v, '0x3635c9adc5dea00000'])
   const keyFile = join(net.dir, 'deployer.key')
   writeFileSync(keyFile, `${DEPLOYER_KEY}\n`)
-  const out = execFileSync(
-    process.execPath,
-    [IBEX_BIN, 'checkpoint', 'deploy', '--config', net.node(1).config, '--key', keyFile, '--write-config', net.dir],
-    { cwd: REPO_ROOT, encoding: 'utf8' },
-  )
+  const childKeyFile = join(net.dir, 'funder.key')
+  writeFileSync(childKeyFile, `${FUNDER.privateKey.replace(/^0x/, '')}\n`)
+  const deploy = ['checkpoint', 'deploy', '--config', net.node(1).config, '--key', keyFile, '--write-config', net.dir]
+  deploy.push('--token', `Test Token:TT:${TOKEN_SUPPLY}`, '--child-key', childKeyFile)
+  const out = execFileSync(process.execPath, [IBEX_BIN, ...deploy], { cwd: REPO_ROOT, encoding: 'utf8' })
+  deployOutput = out
   expect(out).toMatch(/CheckpointManager 0x[0-9a-f]{40}/)
   expect(out.match(/wrote \[checkpoint\]/g)).toHaveLength(5)
   // restart with checkpoints on, as an operator would
   for (const n of net.nodes) await net.stop(n.index)
-  await Promise.all(net.nodes.map((n) => net.start(n.index)))
+  await Promise.all(net.nodes.map((n) => restart(n.index)))
 }, 300_000)
 
 afterAll(async () => {
@@ -228,7 +261,7 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     expect(low.health).toBe('grace period')
     expect(low.of - low.signed).toBeGreaterThanOrEqual(1)
 
-    await net.start(4)
+    await restart(4)
     const back = await waitFor(
       async () => {
         const c = await checkpointAt(await count())
@@ -255,11 +288,11 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     await net.stop(3)
     await net.stop(4)
     // a submission already on its way may land: let it, then count
-    await new Promise((r) => setTimeout(r, 3_000))
+    await new Promise((r) => setTimeout(r, SETTLE_MS))
     const frozen = await count()
     await new Promise((r) => setTimeout(r, OUTAGE_MS))
     expect(await count()).toBe(frozen)
-    await Promise.all([net.start(3), net.start(4)])
+    await Promise.all([restart(3), restart(4)])
     await untilCount(frozen + 1, 'checkpoints after two validators returned')
     const list = await all()
     expectConsecutive(list)
@@ -286,6 +319,53 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     for (const n of net.nodes)
       expect((await rpc<CheckpointJson>(n.url, 'validators_getCheckpoint', [latest.id])).root).toBe(latest.root)
   }, 300_000)
+
+  it("exits a burn on the child chain once on the base chain, with the node's payload", async () => {
+    const address = (name: string) => (deployOutput.match(new RegExp(`${name} TT +(0x[0-9a-f]{40})`))?.[1] ?? '') as Hex
+    const [baseToken, childToken] = [address('BaseToken'), address('ChildToken')]
+    const vault = readFileSync(net.node(FULL_NODE).config, 'utf8').match(/^vault = "(0x[0-9a-f]{40})"/m)?.[1] as Hex
+    expect([baseToken, childToken, vault].every((a) => /^0x[0-9a-f]{40}$/.test(a))).toBe(true)
+    const balance = async (url: string, token: Hex, owner: string) =>
+      BigInt(
+        await rpc<string>(url, 'eth_call', [
+          { to: token, data: encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [owner as Hex] }) },
+          'latest',
+        ]),
+      )
+    expect(await balance(anvil.url, baseToken, vault)).toBe(TOKEN_SUPPLY)
+    expect(await balance(fullUrl, childToken, FUNDER.address)).toBe(TOKEN_SUPPLY)
+    // burn on the child chain
+    const chain = new Chain(fullUrl)
+    const holder = chain.signer(FUNDER.privateKey)
+    const data = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'withdraw', args: [BURNED] })
+    const burn = await chain.receipt(await chain.sendTx(holder, { to: childToken, data, gas: 200_000n }))
+    const logIndex = (burn.logs as { logIndex: string }[])[0]?.logIndex as string
+    // once a checkpoint holds its block, the node builds the payload and the vault pays it, once
+    await waitFor(() => rpc(fullUrl, 'validators_getCheckpointOfBlock', [burn.blockNumber]), {
+      timeoutMs: CHECKPOINT_WAIT_MS,
+      intervalMs: 500,
+      what: 'a checkpoint holding the burn',
+    })
+    const { payload } = await rpc<{ payload: Hex }>(fullUrl, 'validators_getExitPayload', [burn.transactionHash, logIndex])
+    const exit = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'exit', args: [payload] })
+    const tx = await rpc<string>(anvil.url, 'eth_sendTransaction', [{ from: EXITER, to: vault, data: exit }])
+    const receipt = await waitFor(() => rpc<{ status: string } | null>(anvil.url, 'eth_getTransactionReceipt', [tx]), {
+      timeoutMs: 30_000,
+      what: 'the exit',
+    })
+    expect(receipt.status).toBe('0x1')
+    expect(await balance(anvil.url, baseToken, FUNDER.address)).toBe(BURNED)
+    expect(await balance(anvil.url, baseToken, vault)).toBe(TOKEN_SUPPLY - BURNED)
+    // the same exit again: refused (ExitAlreadyProcessed), nothing paid
+    await expect(rpc(anvil.url, 'eth_call', [{ from: EXITER, to: vault, data: exit }, 'latest'])).rejects.toThrow()
+    const again = await rpc<string>(anvil.url, 'eth_sendTransaction', [{ from: EXITER, to: vault, data: exit, gas: '0x100000' }])
+    const refused = await waitFor(() => rpc<{ status: string } | null>(anvil.url, 'eth_getTransactionReceipt', [again]), {
+      timeoutMs: 30_000,
+      what: 'the second exit',
+    })
+    expect(refused.status).toBe('0x0')
+    expect(await balance(anvil.url, baseToken, FUNDER.address)).toBe(BURNED)
+  }, 180_000)
 
   it('reports the time from a block to its checkpoint', async () => {
     const list = await all()

@@ -85,7 +85,7 @@ describe('ibex checkpoint: refusals', () => {
       [['checkpoint', 'deploy', '--key', 'k'], 'ibex: ibex checkpoint deploy needs the base chain: --checkpoint.base-rpc URL (or [checkpoint] base_rpc in --config)'],
       [['checkpoint', 'deploy', '--checkpoint.base-rpc', 'http://127.0.0.1:1'], 'ibex: ibex checkpoint deploy needs --key FILE (the base-chain account paying for it)'],
       [['checkpoint', 'status'], 'ibex: ibex checkpoint status needs [checkpoint] base_rpc and manager: --config node.toml (or --checkpoint.base-rpc and --checkpoint.manager)'],
-      [['checkpoint', 'status', '--key', 'k'], 'ibex: ibex checkpoint status takes no --key or --write-config (they are for deploy)'],
+      [['checkpoint', 'status', '--key', 'k'], 'ibex: ibex checkpoint status takes no --key, --token or --write-config (they are for deploy)'],
     ] as const) {
       const io = captureIo()
       expect(await runCli([...args], io), args.join(' ')).toBe(2)

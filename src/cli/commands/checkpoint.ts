@@ -6,6 +6,10 @@
  *     child chain (a node's JSON-RPC): chain id, head, ValidatorSigners.validatorSet() at the head
  *     base chain: CheckpointManager(childChainId, [checkpoint] max_blocks, signers, powers), then
  *       ExitVault(manager), from the --key account (bytecode: contracts/build/<Name>.json)
+ *     with --token NAME:SYMBOL:SUPPLY and --child-key FILE, a bridged token pair as well:
+ *       BaseToken(NAME, SYMBOL, SUPPLY) on the base chain, its whole supply moved to the vault (which
+ *       pays exits from what it holds), ChildToken(NAME, SYMBOL, child key's address, SUPPLY) on the
+ *       child chain from the child key, and ExitVault.mapToken(child, base)
  *     prints the addresses; --write-config sets [checkpoint] enabled, base_rpc, base_chain_id,
  *       manager and vault in each node config (a directory: every node<i>/config.toml in it),
  *       keeping the section's other keys (ibex genesis --checkpoint.base-rpc writes them)
@@ -27,12 +31,16 @@ import type { IbexConfig } from '../../config/types.js'
 import { createLogger } from '../../log.js'
 import { BaseChain, ManagerReader, Submitter } from '../../validators/checkpoint/baseChain.js'
 import { CheckpointHistory } from '../../validators/checkpoint/history.js'
-import { addressWord, encodeManagerConstructor, HEADER_BLOCK_STEP } from '../../validators/checkpoint/managerAbi.js'
+import { addressWord, encodeManagerConstructor, HEADER_BLOCK_STEP, uintWord } from '../../validators/checkpoint/managerAbi.js'
+import { keccak256 } from '../../util/keccak.js'
 import { UPTIME_SCALE } from '../../validators/checkpoint/uptime.js'
 import { decodeValidatorSet, VALIDATOR_SET_CALLDATA, VALIDATOR_SIGNERS_ADDRESS } from '../../validators/index.js'
 import type { CliIo } from '../io.js'
 import { NODE_CONFIG_FILE } from './genesis-nodes.js'
 
+/** ERC-20 transfer(address,uint256) and ExitVault.mapToken(address,address) selectors. */
+const ERC20_TRANSFER_SELECTOR = keccak256(new TextEncoder().encode('transfer(address,uint256)')).slice(0, 4)
+const MAP_TOKEN_SELECTOR = keccak256(new TextEncoder().encode('mapToken(address,address)')).slice(0, 4)
 /** A deployment transaction must be mined within this long. */
 export const DEPLOY_RECEIPT_TIMEOUT_MS = 120_000
 /** How often a deployment's receipt is asked for. */
@@ -76,13 +84,7 @@ async function deploy(config: IbexConfig, extra: CommandExtra, io: CliIo): Promi
   if (c.baseRpc === '')
     throw new ConfigError('ibex checkpoint deploy needs the base chain: --checkpoint.base-rpc URL (or [checkpoint] base_rpc in --config)')
   if (extra.key === undefined) throw new ConfigError('ibex checkpoint deploy needs --key FILE (the base-chain account paying for it)')
-  let keyText: string
-  try {
-    keyText = readFileSync(extra.key, 'utf8')
-  } catch (err) {
-    throw new ConfigError(`--key ${extra.key}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
-  }
-  const key = parsePrivateKeyHex(keyText, `--key ${extra.key}`)
+  const key = readKeyFile(extra.key, '--key')
 
   const childUrl = childRpcOf(config, extra)
   const child = new BaseChain(childUrl)
@@ -115,6 +117,8 @@ async function deploy(config: IbexConfig, extra: CommandExtra, io: CliIo): Promi
   io.out(`  ExitVault         ${bytesToHex(vault)}`)
   for (const v of set) io.out(`  signer ${bytesToHex(v.signer)}  seat ${v.seat}  power ${v.power}`)
 
+  if (extra.token !== undefined) await deployTokenPair(extra, io, submitter, vault, child, childChainId)
+
   const values = {
     enabled: 'true',
     base_rpc: JSON.stringify(c.baseRpc),
@@ -134,6 +138,70 @@ async function deploy(config: IbexConfig, extra: CommandExtra, io: CliIo): Promi
         .join('\n')}`,
     )
   return 0
+}
+
+/** ABI encoding of constructor arguments: strings (dynamic) and 32-byte words (static), in order. */
+function encodeArgs(items: readonly (string | Uint8Array)[]): Uint8Array {
+  const head: Uint8Array[] = []
+  const tail: Uint8Array[] = []
+  let offset = 32 * items.length
+  for (const item of items) {
+    if (typeof item !== 'string') {
+      head.push(item)
+      continue
+    }
+    const bytes = new TextEncoder().encode(item)
+    const padded = new Uint8Array(Math.ceil(bytes.length / 32) * 32)
+    padded.set(bytes)
+    head.push(uintWord(BigInt(offset)))
+    tail.push(uintWord(BigInt(bytes.length)), padded)
+    offset += 32 + padded.length
+  }
+  return concatBytes(...head, ...tail)
+}
+
+function readKeyFile(path: string, flag: string): Uint8Array {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new ConfigError(`${flag} ${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+  }
+  return parsePrivateKeyHex(text, `${flag} ${path}`)
+}
+
+/** Sends a call and waits for it; throws when it reverts. */
+async function transact(submitter: Submitter, to: Uint8Array, data: Uint8Array, what: string): Promise<void> {
+  const [nonce, gas] = await Promise.all([submitter.pendingNonce(), submitter.estimateGas(to, data)])
+  const hash = await submitter.send(to, data, nonce, gas)
+  const receipt = await submitter.chain.waitReceipt(hash, DEPLOY_RECEIPT_TIMEOUT_MS, DEPLOY_RECEIPT_POLL_MS)
+  if (!receipt.status) throw new Error(`${what} ${bytesToHex(hash)} reverted`)
+}
+
+/** The token pair of --token (module doc). */
+async function deployTokenPair(
+  extra: CommandExtra,
+  io: CliIo,
+  base: Submitter,
+  vault: Uint8Array,
+  child: BaseChain,
+  childChainId: bigint,
+): Promise<void> {
+  const token = extra.token as { name: string; symbol: string; supply: bigint }
+  if (extra.childKey === undefined)
+    throw new ConfigError('--token needs --child-key FILE: the child-chain account that deploys ChildToken and holds its supply')
+  const childKey = readKeyFile(extra.childKey, '--child-key')
+  const childSubmitter = new Submitter(child, childKey, hexToBytes(addressOfPrivateKey(childKey).toLowerCase() as Hex), childChainId)
+  const baseToken = await deployContract(base, 'BaseToken', encodeArgs([token.name, token.symbol, uintWord(token.supply)]))
+  await transact(base, baseToken, concatBytes(ERC20_TRANSFER_SELECTOR, addressWord(vault), uintWord(token.supply)), 'moving the supply to the vault')
+  const childToken = await deployContract(
+    childSubmitter,
+    'ChildToken',
+    encodeArgs([token.name, token.symbol, addressWord(childSubmitter.address), uintWord(token.supply)]),
+  )
+  await transact(base, vault, concatBytes(MAP_TOKEN_SELECTOR, addressWord(childToken), addressWord(baseToken)), 'ExitVault.mapToken')
+  io.out(`  BaseToken ${token.symbol}     ${bytesToHex(baseToken)} (base chain; ${token.supply} held by the vault)`)
+  io.out(`  ChildToken ${token.symbol}    ${bytesToHex(childToken)} (child chain; ${token.supply} held by ${bytesToHex(childSubmitter.address)}), mapped`)
 }
 
 /** A config file, or every node<i>/config.toml of a directory (ibex genesis' layout). */
