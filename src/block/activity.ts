@@ -69,11 +69,14 @@ export class ActivityCollector {
     const exec = result?.execResult
     const failed = exec?.exceptionError !== undefined
     const output = exec?.returnValue
-    return {
+    const activity: TxActivity = {
       touched: [...this.#touched.values()],
       created: this.#created,
       revertOutput: failed && output !== undefined && output.length > 0 ? output.slice() : undefined,
     }
+    // messages between transactions (a block's system calls) must not land in this one's activity
+    this.begin()
+    return activity
   }
 
   #add(address: Uint8Array): void {
