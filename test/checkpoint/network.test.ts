@@ -196,6 +196,18 @@ describe('checkpoints to anvil from a 4-validator network', () => {
       expect(c.root, `root of checkpoint ${c.id}`).toBe(await rootFromRpc(fullUrl, BigInt(c.start), BigInt(c.end)))
       expect(net.validators).toContain(c.proposer)
     }
+    // a validator shows the checkpoint being voted: it continues one the contract stores
+    const proposal = await waitFor(
+      () => rpc<{ proposer: string; start: string; end: string; signers: string[]; totalPower: string } | null>(
+        net.node(1).url,
+        'validators_getCheckpointProposal',
+      ),
+      { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 200, what: 'a proposal being voted on validator 1' },
+    )
+    expect(net.validators).toContain(proposal.proposer)
+    expect(BigInt(proposal.end)).toBeGreaterThanOrEqual(BigInt(proposal.start))
+    for (const s of proposal.signers) expect(net.validators).toContain(s)
+    expect([0n, ...(await all()).map((c) => BigInt(c.end))]).toContain(BigInt(proposal.start) - 1n)
     const ofBlock = await rpc<CheckpointJson>(fullUrl, 'validators_getCheckpointOfBlock', [list[1]?.start])
     expect(ofBlock.id).toBe(list[1]?.id)
     for (const v of net.validators) expect((await uptimeOf(v)).uptime).toBe(1)

@@ -13,8 +13,9 @@
  * From all-zero priorities the sum of priorities stays 0 and the rule is periodic with period
  * Σ power (each member proposes exactly `power` times per period), so step k + 1 is step
  * (k mod period) + 1: a bounded loop of at most PROPOSER_POWER_SCALE + n steps, whatever k is.
- * Tendermint's centring and rescaling never change the order from this start (the sum is 0 and
- * the spread stays within 2·Σ power), so they are left out.
+ * Tendermint also centres the priorities (from all-zero priorities their sum stays 0, so centring
+ * changes nothing) and rescales them when their spread passes 2·Σ power; the rescaling is left
+ * out: the order here is this rule's, and every node computes the same one.
  *
  * The handover order at step s is the members sorted by priority after the increment (before the
  * proposer's decrement), ties by address: rank 0 is the proposer, rank r takes over after r
