@@ -22,7 +22,7 @@ const LAYERS = [
   ['validators'], // the validator layer: the DAO's validator set at a block, span committees, consent
   ['consensus'], // IBFT: engine, messages, validator, block building, sealing
   ['rpc'], // JSON-RPC: transport, params, namespaces, formats, the error-to-code map
-  ['ops'], // health, metrics, faucet, chain-info
+  ['ops', 'explorer'], // health, metrics, faucet, chain-info; the built-in explorer's pages
   ['cli', 'node.ts'], // the command line and the node's wiring
 ]
 

@@ -45,6 +45,7 @@ import { ChainEvents } from './filters/index.js'
 import { BlockBuilder } from './consensus/blockBuilder.js'
 import { ExecPool } from './exec/pool/index.js'
 import { createLogger, type Logger } from './log.js'
+import { ExplorerSite } from './explorer/site.js'
 import { type NodeOps, startNodeOps } from './ops/index.js'
 import { createRpcServer, type RunningRpc } from './rpc/index.js'
 import { TrieStore } from './state/index.js'
@@ -62,6 +63,17 @@ export interface RunningNode {
   /** Prometheus endpoint, when --metrics is on. */
   metricsUrl?: string
   stop(): Promise<void>
+}
+
+/** The built-in explorer's pages (src/explorer), when `[explorer] enabled`. */
+function explorerSiteOf(config: IbexConfig): ExplorerSite | undefined {
+  if (!config.explorer.enabled) return undefined
+  return new ExplorerSite({
+    path: config.explorer.path,
+    network: config.network,
+    chainName: config.chain.name,
+    symbol: config.chain.tokenSymbol,
+  })
 }
 
 /** A datadir's chain, opened (and initialised from genesis when empty); `db.close()` when done. */
@@ -279,8 +291,9 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         checkpoints: checkpoints?.history,
         checkpointStatus: checkpoints?.status,
       },
-      ops.rpc,
+      { ...ops.rpc, site: explorerSiteOf(rules) },
     )
+    if (rules.explorer.enabled && rpc.url !== '') log.info(`explorer: ${rpc.url}${rules.explorer.path}`)
     sealer?.start()
     // workers load the EVM (~1 s of CPU each): after the caller has printed its banner
     const execPool = exec

@@ -454,6 +454,8 @@ poll_interval = "500ms"
         indexFees: false,
         indexReverts: true,
         maxPageSize: 100,
+        enabled: false,
+        path: '/explorer/',
       },
       metrics: { enabled: true, host: '0.0.0.0', port: 9100 },
       faucet: {

@@ -96,6 +96,8 @@ const MAINNET = {
     indexFees: true,
     indexReverts: true,
     maxPageSize: 25,
+    enabled: false,
+    path: '/explorer/',
   },
   metrics: { enabled: false, host: '127.0.0.1', port: 6060 },
   faucet: {
@@ -146,6 +148,7 @@ describe('the settings table', () => {
       chain: { ...MAINNET.chain, name: 'Ibex Dev', shortName: 'ibex-dev' },
       txpool: { ...MAINNET.txpool, priceLimit: 0n },
       dev: { unlockedAccounts: true, cheats: undefined, mineMaxBlocks: 10_000 },
+      explorer: { ...MAINNET.explorer, enabled: true },
     })
     // --network dev with --genesis: a chain of one's own does not sign with the public mnemonic unless set
     expect(load('start', '--network', 'dev', '--genesis', 'g.json').config.dev.unlockedAccounts).toBe(false)

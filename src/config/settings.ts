@@ -155,6 +155,17 @@ const ADDRESS: Kind<string> = {
   metavar: 'ADDRESS',
 }
 
+/** A URL path that starts and ends with `/` (the explorer's mount point); never `/` itself, which is the health probe. */
+const URL_PATH: Kind<string> = {
+  parse(raw) {
+    if (typeof raw !== 'string' || !/^\/(?:[A-Za-z0-9_-]+\/)+$/.test(raw))
+      throw new ValueProblem('expected a path such as /explorer/ (starts and ends with /; letters, digits, - and _)')
+    return raw
+  },
+  show: String,
+  metavar: 'PATH',
+}
+
 const SYMBOL: Kind<string> = { parse: parseTokenSymbol, show: String, metavar: 'SYMBOL' }
 
 /** SETTINGS: every setting, in help order (TOML keys of a section keep this order in messages). */
@@ -286,6 +297,9 @@ export const SETTINGS: readonly Setting[] = [
   // OTS_MAX_PAGE_SIZE_LIMIT: Erigon's --ots.search.max.pagesize default is 25 (Otterscan's page); a bigger page is a
   // bigger answer built on the main thread
   row({ key: 'explorer.max_page_size', flag: 'explorer.max-page-size', kind: int(1, OTS_MAX_PAGE_SIZE_LIMIT), default: OTS_DEFAULT_MAX_PAGE_SIZE, help: 'largest pageSize of ots_searchTransactionsBefore/After and ots_getBlockTransactions; a larger one is refused with -32602' }),
+  // the built-in explorer (src/explorer): pages that read this port's own JSON-RPC; a public node opts in
+  row({ key: 'explorer.enabled', flag: 'explorer', kind: bool, default: byPreset((_, network) => network === 'dev'), help: 'serve the built-in block explorer on the JSON-RPC port under explorer.path (static pages that read this port\'s JSON-RPC; dev: on). Its pages use the ots namespace, and bor/validators when served' }),
+  row({ key: 'explorer.path', flag: 'explorer.path', kind: URL_PATH, default: '/explorer/', help: 'URL path of the built-in explorer: starts and ends with /, letters, digits, - and _ between' }),
 
   // Prometheus scrapes over loopback or a private network, never the public one; 6060 is geth's port
   row({ key: 'metrics.enabled', flag: 'metrics', kind: bool, default: false, help: 'serve Prometheus metrics on GET /metrics of --metrics.addr:--metrics.port' }),

@@ -290,6 +290,10 @@ export interface ExplorerConfig {
   indexReverts: boolean
   /** Largest page of ots_searchTransactions* and ots_getBlockTransactions. */
   maxPageSize: number
+  /** Serve the built-in explorer's pages on the JSON-RPC port (src/explorer). */
+  enabled: boolean
+  /** Where: a path starting and ending with `/`. */
+  path: string
 }
 
 /** Execution pool settings ([exec]). */

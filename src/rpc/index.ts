@@ -24,7 +24,7 @@ import { CHEAT_NAMESPACES } from './namespaces/dev/cheats.js'
 import { web3Namespace } from './namespaces/web3.js'
 import type { Backend } from './backend.js'
 import { CorsPolicy } from './server/cors.js'
-import { type DrainReport, type HealthReport, type HttpObserver, RpcHttpServer } from './server/http.js'
+import { type DrainReport, type HealthReport, type HttpObserver, RpcHttpServer, type StaticSite } from './server/http.js'
 import { RpcWebSocketServer } from './server/ws.js'
 import { type BackendDeps, NodeBackend } from './nodeBackend.js'
 import type { Namespace } from './types.js'
@@ -43,6 +43,8 @@ export interface RpcOps {
   metrics?: HttpObserver
   /** GET /ready; `draining` is true once stop() began. */
   ready?: (draining: boolean) => HealthReport
+  /** GET pages served beside JSON-RPC: the built-in explorer (src/explorer). */
+  site?: StaticSite
 }
 
 export const NAMESPACES: Namespace<Backend>[] = [
@@ -88,6 +90,7 @@ export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Prom
     maxResponseBytes: rpc.maxResponseBytes,
     shutdownGraceMs: rpc.shutdownGraceMs,
     metrics: ops.metrics,
+    site: ops.site,
     ready: ops.ready === undefined ? undefined : () => (ops.ready as (d: boolean) => HealthReport)(server.isDraining),
     health: () => {
       const head = backend.head()

@@ -5,7 +5,8 @@
  *                   ── Content-Type not JSON? ──▶ 415 `invalid content type, only application/json is supported`
  *                   ── body (counted while streaming; over max ▶ 413) ──▶ dispatcher ──▶ 200 JSON
  *   GET / HEAD /ready ──▶ ready(): 200 or 503 with a JSON body (load balancers)
- *   GET / HEAD / and /health ──▶ health(): 200 or 503 with a JSON body; any other path 404
+ *   GET / HEAD / and /health ──▶ health(): 200 or 503 with a JSON body
+ *   GET / HEAD under a site's path (the built-in explorer, src/explorer) ──▶ site.serve(); any other path 404
  *   OPTIONS ──▶ CORS preflight, 204
  *   anything else ──▶ 405 `method not allowed`
  *
@@ -100,6 +101,17 @@ export interface RpcHttpServerOptions<Ctx> {
   metrics?: HttpObserver
   /** Plain JSON-RPC POSTs take the fast path (wire.ts); false = node:http parses every request. Default true. */
   fastPath?: boolean
+  /** GET/HEAD pages besides the probes (the built-in explorer); absent = none. */
+  site?: StaticSite
+}
+
+/**
+ * Static pages served beside JSON-RPC on GET/HEAD (the built-in explorer, src/explorer, given by
+ * node.ts: rpc cannot import a higher layer). serve() answers and returns true for a path it owns,
+ * false (having written nothing) for any other.
+ */
+export interface StaticSite {
+  serve(req: IncomingMessage, res: ServerResponse): boolean
 }
 
 /** What the transport tells metrics. */
@@ -212,6 +224,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
   private readonly limiter: RateLimiter | undefined
   private readonly metrics: HttpObserver | undefined
   private readonly shutdownGraceMs: number
+  private readonly site: StaticSite | undefined
   /** The fast path in front of node:http; undefined when off. */
   private readonly wire: WireFront | undefined
   /** The per-address connection cap; undefined when off. */
@@ -243,6 +256,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
     this.proxies = new ProxyList(options.trustedProxies ?? [])
     this.limiter = options.rateLimit === undefined ? undefined : RateLimiter.from(options.rateLimit)
     this.shutdownGraceMs = options.shutdownGraceMs ?? HTTP_STOP_GRACE_MS
+    this.site = options.site
     const readTimeout = options.readTimeoutMs ?? HTTP_READ_TIMEOUT_MS
     this.server = createServer({
       keepAlive: true,
@@ -406,7 +420,9 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
       case 'GET':
       case 'HEAD': {
         const probe = probeOf(req.url)
-        if (probe === undefined) sendText(res, 404, '404 page not found')
+        if (probe === undefined) {
+          if (this.site === undefined || !this.site.serve(req, res)) sendText(res, 404, '404 page not found')
+        }
         else this.onHealth(res, probe === 'ready' ? this.ready : this.health)
         return
       }
