@@ -30,6 +30,8 @@ const CHECKPOINT_ID_STEP = 10000
 const MAX_SEAT = 150
 /** Largest page number a URL may name: past it the answer is "beyond the end" anyway. */
 const MAX_PAGE = 1_000_000
+/** Amounts under this many wei are shown in wei: 8 decimals of the token would print them as 0. */
+const SMALL_WEI = 10n ** 10n
 const TIER_NAMES = ['', 'Tier I', 'Tier II', 'Tier III']
 const PROPOSAL_STATES = ['Pending', 'Active', 'Canceled', 'Defeated', 'Succeeded', 'Queued', 'Expired', 'Executed']
 
@@ -140,6 +142,8 @@ function ether(wei) {
   const v = BigInt(wei)
   const neg = v < 0n
   const abs = neg ? -v : v
+  // below 10 gwei the 8 decimals shown would round it away
+  if (abs > 0n && abs < SMALL_WEI) return `${v.toString()} wei`
   const whole = abs / 10n ** 18n
   const frac = (abs % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '')
   return `${neg ? '-' : ''}${whole.toLocaleString('en-US')}${frac ? `.${frac.slice(0, 8)}` : ''} ${known.symbol}`
@@ -707,6 +711,8 @@ async function route() {
   }
   if (gen !== generation || page === null) return
   main.replaceChildren(page)
+  // which route the content shows (the browser tests wait for it)
+  main.dataset.page = raw
   document.title = `${document.querySelector('h1')?.textContent ?? 'Home'} · ibex explorer`
 }
 
