@@ -47,6 +47,11 @@ const PAGE_TIMEOUT_MS = 15_000
 const KYC_REGISTRY = '0x0000000000000000000000000000000000da0001' as Hex
 const VALIDATOR_DAO = '0x0000000000000000000000000000000000da0003' as Hex
 const VALIDATOR_SIGNERS = '0x0000000000000000000000000000000000da0014' as Hex
+const DAO_GOVERNOR = '0x0000000000000000000000000000000000da0004' as Hex
+const DAO_LENS = '0x0000000000000000000000000000000000da0008' as Hex
+const PROPOSAL_DESCRIPTION = 'Explorer test: read the DAO overview'
+/** Longer than the dev preset's governance waits (the Governor's clock is the block timestamp; votingDelay 1 s). */
+const GOVERNANCE_WAIT_SECONDS = 3
 const TIER_III = 3
 /** The dev preset's Tier III minimum stake (contracts/genesis/dev.json params.minStake[2]). */
 const TIER_III_STAKE = 222_222n * 10n ** 18n
@@ -96,6 +101,30 @@ const daoAbi = [
   },
   { type: 'function', name: 'approveApplication', stateMutability: 'nonpayable', inputs: [{ name: 'id', type: 'uint256' }], outputs: [] },
 ] as const
+const governorAbi = [
+  {
+    type: 'function',
+    name: 'propose',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'targets', type: 'address[]' },
+      { name: 'values', type: 'uint256[]' },
+      { name: 'calldatas', type: 'bytes[]' },
+      { name: 'description', type: 'string' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'castVote',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'proposalId', type: 'uint256' },
+      { name: 'support', type: 'uint8' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
+] as const
 const signersAbi = [
   {
     type: 'function',
@@ -124,6 +153,9 @@ const made = {} as {
   apply: Json
   approve: Json
   seat: number
+  propose: Json
+  proposalId: bigint
+  vote: Json
 }
 const target = `0x${'7e'.repeat(20)}` as Hex
 const applicant = privateKeyToAccount(devWallet(10).privateKey as Hex)
@@ -149,6 +181,12 @@ async function send(key: Hex, to: Hex | null, data: Hex, value = 0n, gas = 300_0
   return waitForReceipt(node.url, hash, 30_000)
 }
 
+/** Moves the dev chain's clock on and seals a block (blocks sealed back to back run ahead of the wall clock). */
+async function advanceChainClock(): Promise<void> {
+  await rpc(node.url, 'evm_increaseTime', [GOVERNANCE_WAIT_SECONDS])
+  await rpc(node.url, 'evm_mine', [])
+}
+
 const key = (i: number) => DEV_ACCOUNTS[i].privateKey as Hex
 
 async function readDao(name: 'disclaimerHash' | 'riskWarningHash' | 'informationMemorandumHash'): Promise<Hex> {
@@ -157,7 +195,7 @@ async function readDao(name: 'disclaimerHash' | 'riskWarningHash' | 'information
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
-  node = await startNode({ port: 'free', args: ['--http.api', 'eth,net,web3,txpool,ots,bor,validators'] })
+  node = await startNode({ port: 'free', args: ['--http.api', 'eth,net,web3,txpool,ots,bor,validators,evm'] })
   origin = new URL(node.url).origin
   made.transfer = await send(key(0), DEV_ACCOUNTS[5].address, '0x', parseEther('1.5'))
   await send(key(1), DEV_ACCOUNTS[6].address, '0x', parseEther('0.25'))
@@ -197,6 +235,17 @@ beforeAll(async () => {
   // the holder names its validator key: the seat joins the validator set
   const named = await send(devWallet(10).privateKey as Hex, VALIDATOR_SIGNERS, encodeFunctionData({ abi: signersAbi, functionName: 'setSigner', args: [BigInt(made.seat), signer] }))
   if (named.status !== '0x1') throw new Error(`ValidatorSigners.setSigner failed: ${named.transactionHash}`)
+  // governance: the new holder (1 vote, Tier III) proposes a harmless call and votes for it
+  const holder = devWallet(10).privateKey as Hex
+  await advanceChainClock()
+  const overviewCall = toFunctionSelector('overview()')
+  made.propose = await send(holder, DAO_GOVERNOR, encodeFunctionData({ abi: governorAbi, functionName: 'propose', args: [[DAO_LENS], [0n], [overviewCall], PROPOSAL_DESCRIPTION] }), 0n, 1_000_000n)
+  if (made.propose.status !== '0x1') throw new Error(`propose failed: ${made.propose.transactionHash}`)
+  const createdLog = made.propose.logs.find((l: Json) => l.address.toLowerCase() === DAO_GOVERNOR)
+  made.proposalId = BigInt(createdLog.data.slice(0, 66))
+  await advanceChainClock()
+  made.vote = await send(holder, DAO_GOVERNOR, encodeFunctionData({ abi: governorAbi, functionName: 'castVote', args: [made.proposalId, 1] }), 0n, 1_000_000n)
+  if (made.vote.status !== '0x1') throw new Error(`castVote failed: ${made.vote.transactionHash}`)
 
   bare = await startNode({ port: 'free', args: ['--explorer.path', '/scan/'] })
 
@@ -373,7 +422,17 @@ describe('the explorer in Chromium', () => {
     expect(text).toContain('Tiers')
     expect(text).toContain('Tier III seats')
     expect(text).toContain(`#${made.seat}`)
+    expect(text).toContain('Proposals')
+    expect(text).toContain(PROPOSAL_DESCRIPTION)
+    expect(text).toMatch(/Active\s+1\s+0\s+0/)
     await shot('dao')
+    const proposal = await open(`#/proposal/${made.proposalId}`)
+    expect(proposal).toMatch(/state\s+Active/)
+    expect(proposal).toContain(PROPOSAL_DESCRIPTION)
+    expect(proposal).toMatch(/for \(votes\)\s+1 of 1 cast/)
+    expect(proposal).toContain('overview()')
+    expect(proposal).toContain('DaoLens')
+    await shot('proposal')
     const seat = await open(`#/seat/${made.seat}`)
     expect(seat).toContain(`Seat #${made.seat}`)
     expect(lower(seat)).toContain(lower(applicant.address))
@@ -398,6 +457,8 @@ describe('the explorer in Chromium', () => {
     expect(await search(`seat ${made.seat}`, `/seat/${made.seat}`)).toContain(`Seat #${made.seat}`)
     expect(await search('checkpoint 10000', '/checkpoint/10000')).toContain('no checkpoint service')
     expect(await search('proposal 12345', '/proposal/12345')).toContain('There is no proposal 12345')
+    expect(await search(`proposal ${made.proposalId}`, `/proposal/${made.proposalId}`)).toContain(PROPOSAL_DESCRIPTION)
+    expect(await search(String(made.proposalId), `/proposal/${made.proposalId}`)).toContain(PROPOSAL_DESCRIPTION)
     expect(await search('hello', `/search/hello`)).toContain('is not something the explorer can look up')
   })
 

@@ -32,6 +32,10 @@ const MAX_SEAT = 150
 const MAX_PAGE = 1_000_000
 /** Amounts under this many wei are shown in wei: 8 decimals of the token would print them as 0. */
 const SMALL_WEI = 10n ** 10n
+/** Blocks back the DAO page looks for ProposalCreated (one eth_getLogs, inside [jsonrpc] max_log_block_range's default). */
+const PROPOSAL_WINDOW_BLOCKS = 50_000
+/** Proposals the DAO page lists (newest first). */
+const PROPOSALS_SHOWN = 25
 const TIER_NAMES = ['', 'Tier I', 'Tier II', 'Tier III']
 const PROPOSAL_STATES = ['Pending', 'Active', 'Canceled', 'Defeated', 'Succeeded', 'Queued', 'Expired', 'Executed']
 
@@ -592,7 +596,7 @@ async function daoPage() {
     'div',
     null,
     h('h1', null, 'DAO'),
-    kv(Object.entries(overview).map(([k, v]) => [k, value(v, k.toLowerCase().includes('stake') || k.toLowerCase().includes('revenue') ? 'uint256' : 'uint8')])),
+    kv(Object.entries(overview).map(([k, v]) => [k, /(At|Start)$/.test(k) && typeof v === 'bigint' ? (v === 0n ? '—' : when(v)) : value(v, /stake|revenue|claimable/i.test(k) ? 'uint256' : 'uint8')])),
     section(
       'Tiers',
       table(
@@ -601,7 +605,41 @@ async function daoPage() {
       ),
     ),
     [1, 2, 3].map((tier) => section(`${TIER_NAMES[tier]} seats`, table(['seat', 'holder', 'votes', 'stake', 'state'], seatRows(held.filter((s) => Number(s.tier) === tier)), 'No seat of this tier is held.'))),
-    note('Proposals: open one by id with the search box ("proposal <id>").'),
+    await proposalsSection(),
+  )
+}
+
+function eventEntry(source, name) {
+  return known.entries.find((e) => e.kind === 'event' && e.source === source && e.signature.startsWith(`${name}(`))
+}
+
+/** proposalsCreated: the DaoGovernor's ProposalCreated logs of the last PROPOSAL_WINDOW_BLOCKS blocks, decoded, newest first. */
+async function proposalsCreated() {
+  const created = eventEntry('DaoGovernor', 'ProposalCreated')
+  const governor = known.contracts.DaoGovernor
+  if (created === undefined || governor === undefined) return undefined
+  const head = Number(await rpc('eth_blockNumber'))
+  const from = Math.max(0, head - PROPOSAL_WINDOW_BLOCKS)
+  const logs = await rpc('eth_getLogs', [{ address: governor, topics: [created.id], fromBlock: hex(from), toBlock: hex(head) }])
+  return { from, list: logs.map((log) => ({ log, d: book.decodeLog(log) })).filter((x) => x.d !== undefined).reverse() }
+}
+
+async function proposalsSection() {
+  const found = await proposalsCreated()
+  if (found === undefined) return null
+  const shown = found.list.slice(0, PROPOSALS_SHOWN)
+  const states = await Promise.all(shown.map(({ d }) => lens('proposal', [d.values[0]])))
+  return section(
+    'Proposals',
+    table(
+      ['proposal', 'description', 'proposer', 'state', 'for', 'against', 'abstain', 'block'],
+      shown.map(({ log, d }, i) => {
+        const p = states[i]
+        return [a(`#/proposal/${d.values[0]}`, short(d.values[0].toString())), d.values[8].slice(0, 80), addressLink(d.values[1]), PROPOSAL_STATES[Number(p.state)] ?? String(p.state), p.forVotes.toString(), p.againstVotes.toString(), p.abstainVotes.toString(), blockLink(Number(log.blockNumber))]
+      }),
+      `No proposal was created since block ${found.from}.`,
+    ),
+    note(`Proposals created since block ${found.from}; votes are tier-weighted (a seat's votes per its tier). Older ones open by id ("proposal <id>" in the search box).`),
   )
 }
 
@@ -621,8 +659,39 @@ async function proposalPage(_ctx, id) {
     throw err
   }
   if (BigInt(p.proposer) === 0n) throw new PageMessage(`There is no proposal ${id}.`)
-  const rows = Object.entries(p).map(([k, v]) => [k, k === 'state' ? (PROPOSAL_STATES[Number(v)] ?? String(v)) : value(v)])
-  return h('div', null, h('h1', null, 'Proposal'), h('p', { class: 'mono wrap' }, id), kv(rows))
+  const found = await proposalsCreated()
+  const created = found?.list.find(({ d }) => d.values[0] === BigInt(id))
+  const time = (t) => (t === 0n ? '—' : when(t))
+  const total = p.forVotes + p.againstVotes + p.abstainVotes
+  return h(
+    'div',
+    null,
+    h('h1', null, 'Proposal'),
+    h('p', { class: 'mono wrap' }, id),
+    kv([
+      ['state', PROPOSAL_STATES[Number(p.state)] ?? String(p.state)],
+      ['proposer', addressLink(p.proposer, true)],
+      created ? ['description', created.d.values[8]] : null,
+      created ? ['created in', txLink(created.log.transactionHash, true)] : null,
+      ['voting opens', time(p.snapshot)],
+      ['voting closes', time(p.deadline)],
+      ['timelock eta', time(p.eta)],
+      ['for (votes)', `${p.forVotes} of ${total} cast`],
+      ['against (votes)', p.againstVotes.toString()],
+      ['abstain (votes)', p.abstainVotes.toString()],
+      ['for / against (holdings)', `${p.forHoldings} / ${p.againstHoldings}`],
+      ['quorum', p.quorum.toString()],
+    ]),
+    created
+      ? section(
+          'Actions',
+          table(
+            ['target', 'value', 'call'],
+            created.d.values[2].map((target, i) => [addressLink(target, true), ether(created.d.values[3][i]), decodedCall(created.d.values[5][i]) ?? 'plain transfer']),
+          ),
+        )
+      : note(`The proposal was created before block ${found?.from ?? 0}: its description and actions are not read (the explorer looks ${PROPOSAL_WINDOW_BLOCKS} blocks back).`),
+  )
 }
 
 // ---- search ----
