@@ -181,6 +181,7 @@ interface AbiEntry {
   inputs?: AbiParam[]
   outputs?: AbiParam[]
   anonymous?: boolean
+  stateMutability?: string
 }
 
 /** One decodable function, event or error: `id` is the 4-byte selector or the 32-byte topic. */
@@ -192,6 +193,8 @@ export interface KnownEntry {
   signature: string
   inputs: AbiParam[]
   outputs?: AbiParam[]
+  /** A function that reads only (view or pure): the address page offers to call it. */
+  view?: boolean
 }
 
 export interface Known {
@@ -244,6 +247,7 @@ function entryOf(source: string, e: AbiEntry): KnownEntry | undefined {
     signature,
     inputs,
     outputs: e.type === 'function' ? (e.outputs ?? []) : undefined,
+    view: e.type === 'function' ? e.stateMutability === 'view' || e.stateMutability === 'pure' : undefined,
   }
 }
 

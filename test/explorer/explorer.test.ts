@@ -338,6 +338,8 @@ describe('the explorer in Chromium', () => {
     expect(lower(text)).toContain(lower(DEV_ACCOUNTS[5].address))
     const fee = BigInt(made.transfer.gasUsed) * BigInt(made.transfer.effectiveGasPrice)
     expect(text).toContain(`${Number(made.transfer.gasUsed).toLocaleString('en-US')} gas`)
+    expect(text).toContain('next from sender ›')
+    expect(text).not.toContain('previous from sender')
     expect(fee).toBeGreaterThan(0n)
   })
 
@@ -348,7 +350,12 @@ describe('the explorer in Chromium', () => {
     expect(text).toContain('Token transfers')
     expect(text).toContain('ERC-20')
     expect(text).toContain((1234n * 10n ** 18n).toString())
+    // dev 0's last transaction: its neighbour by nonce (ots_getTransactionBySenderAndNonce), no next one
+    expect(text).toContain('‹ previous from sender')
+    expect(text).not.toContain('next from sender ›')
     await shot('transaction')
+    await page.getByText('‹ previous from sender').click()
+    await page.waitForFunction((want) => document.getElementById('main')?.dataset.page === want, `/tx/${made.deploy.transactionHash}`, { timeout: PAGE_TIMEOUT_MS })
   })
 
   it('transaction: a revert shows its reason', async () => {
@@ -389,6 +396,12 @@ describe('the explorer in Chromium', () => {
     expect(contract).toContain('Contract')
     expect(contract).toContain(made.deploy.transactionHash.slice(0, 10))
     expect(lower(contract)).toContain(lower(DEV_ACCOUNTS[0].address))
+    // an ERC-20 contract: its metadata, and the transfers of the history page
+    expect(contract).toMatch(/name\s+Explorer Token/)
+    expect(contract).toMatch(/symbol\s+EXT/)
+    expect(contract).toMatch(/decimals\s+18/)
+    expect(contract).toContain('Token transfers in these transactions')
+    expect(contract).toContain((1234n * 10n ** 18n).toString())
     // dev 0 sent several transactions: one per page, then older
     const sender = lower(DEV_ACCOUNTS[0].address)
     const first = await open(`#/address/${sender}?size=1`)
@@ -399,6 +412,18 @@ describe('the explorer in Chromium', () => {
     expect(older).toContain('‹ newer')
     await open(`#/address/${sender}`)
     await shot('address')
+  })
+
+  it('address: a DAO contract offers its read-only functions, called with eth_call', async () => {
+    const text = await open(`#/address/${DAO_LENS}`)
+    expect(text).toContain('Read DaoLens')
+    const row = page.locator('ul.reads li').filter({ hasText: 'seat(uint256)' })
+    await row.locator('input').fill(String(made.seat))
+    await row.locator('button').click()
+    await expect.poll(async () => lower(await row.innerText()), { timeout: PAGE_TIMEOUT_MS }).toContain(lower(applicant.address))
+    await row.locator('input').fill('abc')
+    await row.locator('button').click()
+    await expect.poll(async () => row.innerText(), { timeout: PAGE_TIMEOUT_MS }).toContain('is not a non-negative integer')
   })
 
   it('validators: the DAO’s validator set, with the seat just approved', async () => {

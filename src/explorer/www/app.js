@@ -43,9 +43,10 @@ const RPC_URL = location.pathname
 const METHOD_NOT_FOUND = -32601
 
 class RpcError extends Error {
-  constructor(code, message) {
+  constructor(code, message, data) {
     super(message)
     this.code = code
+    this.data = data
   }
 }
 
@@ -61,7 +62,7 @@ async function post(body) {
 }
 
 function unwrap(answer) {
-  if (answer.error !== undefined) throw new RpcError(answer.error.code, answer.error.message)
+  if (answer.error !== undefined) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
   return answer.result
 }
 
@@ -79,6 +80,17 @@ async function batch(calls) {
   if (!Array.isArray(answers)) throw new RpcError(answers.error?.code ?? 0, answers.error?.message ?? 'bad batch answer')
   const byId = new Map(answers.map((a) => [a.id, a]))
   return calls.map((_, i) => unwrap(byId.get(first + i) ?? { error: { code: 0, message: 'missing answer' } }))
+}
+
+/** batchSettled: like batch, but a refused call gives undefined instead of failing the others. */
+async function batchSettled(calls) {
+  if (calls.length === 0) return []
+  const first = nextId
+  nextId += calls.length
+  const answers = await post(calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: first + i, method, params })))
+  if (!Array.isArray(answers)) return calls.map(() => undefined)
+  const byId = new Map(answers.map((x) => [x.id, x]))
+  return calls.map((_, i) => byId.get(first + i)?.result ?? undefined)
 }
 
 /** optional: the result, or {missing: message} when the node does not serve the method or refuses it. */
@@ -205,7 +217,9 @@ function decodedCall(input) {
   )
 }
 
-function methodName(input) {
+/** methodName: the called function's name, `transfer` for plain value, `create` for a deployment (`to` null). */
+function methodName(input, to) {
+  if (to === null) return 'create'
   if (input === undefined || input === '0x') return 'transfer'
   const d = book.decodeCall(input)
   return d === undefined ? input.slice(0, 10) : d.entry.signature.slice(0, d.entry.signature.indexOf('('))
@@ -272,7 +286,7 @@ async function homePage(ctx) {
       'Latest transactions',
       table(
         ['hash', 'block', 'from', 'to', 'value', 'method'],
-        txs.map((t) => [txLink(t.hash), blockLink(Number(t.blockNumber)), addressLink(t.from), t.to ? addressLink(t.to) : 'contract creation', ether(t.value), methodName(t.input)]),
+        txs.map((t) => [txLink(t.hash), blockLink(Number(t.blockNumber)), addressLink(t.from), t.to ? addressLink(t.to) : 'contract creation', ether(t.value), methodName(t.input, t.to)]),
         `No transactions in the last ${HOME_BLOCKS} blocks.`,
       ),
     ),
@@ -331,7 +345,7 @@ async function blockPage(ctx, id) {
         hashes.map((_, i) => {
           const t = rows[2 * i]
           const r = rows[2 * i + 1]
-          return [String(page * size + i), txLink(t.hash), addressLink(t.from), t.to ? addressLink(t.to) : addressLink(r?.contractAddress), ether(t.value), r ? ether(BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice)) : '—', methodName(t.input), r?.status === '0x1' ? 'success' : h('span', { class: 'bad' }, 'failed')]
+          return [String(page * size + i), txLink(t.hash), addressLink(t.from), t.to ? addressLink(t.to) : addressLink(r?.contractAddress), ether(t.value), r ? ether(BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice)) : '—', methodName(t.input, t.to), r?.status === '0x1' ? 'success' : h('span', { class: 'bad' }, 'failed')]
         }),
         'This block has no transactions.',
       ),
@@ -354,6 +368,11 @@ async function txPage(_ctx, hash) {
     optional('ots_getInternalOperations', [hash]),
     optional('ots_traceTransaction', [hash]),
   ])
+  const nonce = Number(t.nonce)
+  const [previous, next] = await batchSettled([
+    ['ots_getTransactionBySenderAndNonce', [t.from, nonce - 1]],
+    ['ots_getTransactionBySenderAndNonce', [t.from, nonce + 1]],
+  ])
   const fee = BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice)
   const decodedLogs = r.logs.map((l) => ({ log: l, d: book.decodeLog(l) }))
   const transfers = decodedLogs.filter(({ d }) => d !== undefined && d.entry.signature === 'Transfer(address,address,uint256)')
@@ -371,7 +390,7 @@ async function txPage(_ctx, hash) {
       ['value', ether(t.value)],
       ['fee', `${ether(fee)} (${Number(r.gasUsed).toLocaleString('en-US')} gas × ${gwei(r.effectiveGasPrice)})`],
       ['gas limit', Number(t.gas).toLocaleString('en-US')],
-      ['nonce', String(Number(t.nonce))],
+      ['nonce', h('span', null, String(nonce), nonce > 0 && typeof previous === 'string' ? h('span', null, ' ', a(`#/tx/${previous}`, '‹ previous from sender')) : null, typeof next === 'string' ? h('span', null, ' ', a(`#/tx/${next}`, 'next from sender ›')) : null)],
       ['type', String(Number(t.type))],
     ]),
     t.input !== '0x' ? section('Input', t.to ? decodedCall(t.input) : note(`contract creation code, ${(t.input.length - 2) / 2} bytes`)) : null,
@@ -417,7 +436,7 @@ async function txPage(_ctx, hash) {
         ? note(`ots_traceTransaction ${trace.missing}`)
         : table(
             ['depth', 'type', 'from', 'to', 'value', 'call'],
-            trace.value.map((c) => [String(c.depth), c.type, addressLink(c.from), addressLink(c.to), c.value === null ? '—' : ether(c.value), h('span', { class: `indent-${Math.min(c.depth, 8)}` }, methodName(c.input))]),
+            trace.value.map((c) => [String(c.depth), c.type, addressLink(c.from), addressLink(c.to), c.value === null ? '—' : ether(c.value), h('span', { class: `indent-${Math.min(c.depth, 8)}` }, c.type.startsWith('CREATE') ? 'create' : methodName(c.input))]),
             'No calls.',
           ),
     ),
@@ -449,6 +468,14 @@ async function addressPage(ctx, addr) {
     const { txs, receipts, firstPage, lastPage } = history.value
     const base = `#/address/${lower}`
     const sz = size === PAGE_SIZE ? '' : `&size=${size}`
+    const moves = []
+    txs.forEach((t, i) => {
+      for (const log of receipts[i].logs ?? []) {
+        const d = book.decodeLog(log)
+        if (d === undefined || d.entry.signature !== 'Transfer(address,address,uint256)') continue
+        if (log.address.toLowerCase() === lower || d.values[0] === lower || d.values[1] === lower) moves.push({ t, log, d })
+      }
+    })
     historyBody = h(
       'div',
       null,
@@ -457,7 +484,7 @@ async function addressPage(ctx, addr) {
         txs.map((t, i) => {
           const r = receipts[i]
           const direct = t.from.toLowerCase() === lower || t.to?.toLowerCase() === lower || r.contractAddress?.toLowerCase() === lower
-          return [txLink(t.hash), blockLink(Number(t.blockNumber)), age(r.timestamp), addressLink(t.from), t.to ? addressLink(t.to) : 'contract creation', ether(t.value), h('span', null, methodName(t.input), direct ? null : h('span', { class: 'tag' }, 'internal')), r.status === '0x1' ? 'success' : h('span', { class: 'bad' }, 'failed')]
+          return [txLink(t.hash), blockLink(Number(t.blockNumber)), age(r.timestamp), addressLink(t.from), t.to ? addressLink(t.to) : 'contract creation', ether(t.value), h('span', null, methodName(t.input, t.to), direct ? null : h('span', { class: 'tag' }, 'internal')), r.status === '0x1' ? 'success' : h('span', { class: 'bad' }, 'failed')]
         }),
         after !== null || before !== null ? 'No transactions on this side of that block.' : 'No transactions touch this address.',
       ),
@@ -469,8 +496,20 @@ async function addressPage(ctx, addr) {
         !lastPage && txs.length > 0 ? a(`${base}?before=${Number(txs[txs.length - 1].blockNumber)}${sz}`, 'older ›') : null,
         !lastPage ? a(`${base}?after=0${sz}`, 'oldest »') : null,
       ),
+      moves.length > 0
+        ? h(
+            'div',
+            null,
+            h('h3', null, 'Token transfers in these transactions'),
+            table(
+              ['transaction', 'token', 'standard', 'from', 'to', 'amount or id'],
+              moves.map(({ t, log, d }) => [txLink(t.hash), addressLink(log.address), d.entry.source, addressLink(d.values[0]), addressLink(d.values[1]), d.values[2].toString()]),
+            ),
+          )
+        : null,
     )
   }
+  const token = code === '0x' ? undefined : await tokenInfo(lower)
   return h(
     'div',
     null,
@@ -481,9 +520,82 @@ async function addressPage(ctx, addr) {
       ['code', code === '0x' ? 'none (an externally owned account)' : `${(code.length - 2) / 2} bytes`],
       creator === undefined ? null : ['creator', creator.value === undefined ? h('span', { class: 'muted' }, `ots_getContractCreator ${creator.missing}`) : creator.value === null ? 'genesis contract' : h('span', null, addressLink(creator.value.creator, true), ' in ', txLink(creator.value.hash))],
     ]),
+    token === undefined ? null : section('Token', kv(token)),
     section('Transactions (newest first, internal calls included)', historyBody),
+    readSection(lower),
     code === '0x' ? null : section('Code', value(code)),
   )
+}
+
+/** ERC-20 metadata selectors: name(), symbol(), decimals(), totalSupply(). */
+const TOKEN_CALLS = [
+  ['name', '0x06fdde03', 'string'],
+  ['symbol', '0x95d89b41', 'string'],
+  ['decimals', '0x313ce567', 'uint8'],
+  ['total supply', '0x18160ddd', 'uint256'],
+]
+
+/** tokenInfo: [label, value] rows when the contract answers the ERC-20 metadata calls (four eth_calls, one batch), else undefined. */
+async function tokenInfo(address) {
+  const out = await batchSettled(TOKEN_CALLS.map(([, data]) => ['eth_call', [{ to: address, data }, 'latest']]))
+  const rows = []
+  TOKEN_CALLS.forEach(([label, , type], i) => {
+    const v = out[i] === undefined || out[i] === '0x' ? undefined : decodeParams([{ type, name: label }], out[i])
+    if (v !== undefined) rows.push([label, type === 'uint256' ? v[0].toString() : String(v[0])])
+  })
+  return rows.length >= 2 ? rows : undefined
+}
+
+/** Argument types the read form takes from a text box. */
+const SIMPLE_INPUT = /^(u?int\d*|address|bool|bytes32)$/
+
+/** readSection: the read-only functions of a labelled DAO contract, each called with eth_call on request. */
+function readSection(address) {
+  const name = known.labels[address]
+  if (name === undefined) return null
+  const reads = known.entries.filter((e) => e.kind === 'function' && e.view && e.source === name && e.inputs.every((i) => SIMPLE_INPUT.test(i.type)))
+  if (reads.length === 0) return null
+  return section(
+    `Read ${name}`,
+    h(
+      'ul',
+      { class: 'reads' },
+      reads.map((entry) => {
+        const inputs = entry.inputs.map((p) => h('input', { type: 'text', class: 'arg', placeholder: `${p.name || 'arg'} (${p.type})`, 'aria-label': `${entry.signature} ${p.name}` }))
+        const out = h('div', { class: 'read-out' })
+        const run = async () => {
+          try {
+            const args = inputs.map((el, i) => parseArg(entry.inputs[i].type, el.value.trim()))
+            const data = encodeCall(entry.id, entry.inputs.map((p) => p.type), args)
+            const answer = await rpc('eth_call', [{ to: address, data }, 'latest'])
+            const values = decodeParams(entry.outputs ?? [], answer)
+            out.replaceChildren(values === undefined ? value(answer) : entry.outputs.length === 1 ? value(values[0], entry.outputs[0].type) : value(values))
+          } catch (err) {
+            out.replaceChildren(h('span', { class: 'bad' }, err instanceof RpcError ? revertText(err.data ?? '0x').replace('reverted without a reason', err.message) : err.message))
+          }
+        }
+        return h('li', null, h('code', null, entry.signature), ...inputs, h('button', { type: 'button', class: 'read', onclick: run }, 'read'), out)
+      }),
+    ),
+  )
+}
+
+/** parseArg: a text box's value as the ABI type wants it; a clear error when it is not one. */
+function parseArg(type, text) {
+  if (type === 'address') {
+    if (!isAddress(text)) throw new Error(`"${text}" is not an address`)
+    return text
+  }
+  if (type === 'bool') {
+    if (text !== 'true' && text !== 'false') throw new Error(`"${text}" is not true or false`)
+    return text === 'true'
+  }
+  if (type === 'bytes32') {
+    if (!isHash(text)) throw new Error(`"${text}" is not 32 bytes of hex`)
+    return BigInt(text)
+  }
+  if (!/^\d+$/.test(text) || text.length > 78) throw new Error(`"${text}" is not a non-negative integer`)
+  return BigInt(text)
 }
 
 function layerMissing(result, what) {
