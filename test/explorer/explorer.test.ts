@@ -10,10 +10,9 @@
  *
  * IBEX_SCREENSHOTS=1 writes PNGs of the main pages to docs/explorer/ (committed, shown in the README).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { encodeDeployData, encodeFunctionData, type Hex, keccak256, parseEther, parseGwei, toFunctionSelector, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,29 +20,16 @@ import { devWallet } from '../../scripts/dao/plan.js'
 import { compileFile, REPO_ROOT } from '../helpers/compile.js'
 import { DEV_ACCOUNTS, DEV_CHAIN_ID } from '../helpers/dev.js'
 import { cleanupNodes, type IbexNode, rpc, startNode, waitForReceipt } from '../helpers/node.js'
+import { type Browser, launchBrowser, openPage, PAGE_TIMEOUT_MS } from './browser.js'
 
 /** The page's globals, as the functions run inside the browser see them (the test project has no DOM lib). */
 declare const document: {
   getElementById(id: string): { dataset: Record<string, string | undefined>; textContent: string | null } | null
   querySelector(selector: string): { textContent: string | null } | null
 }
-declare const location: { hash: string }
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const SCREENSHOT_DIR = join(REPO_ROOT, 'docs', 'explorer')
 const SCREENSHOTS = process.env.IBEX_SCREENSHOTS === '1'
-/** How long a page may take to render. */
-const PAGE_TIMEOUT_MS = 15_000
 const KYC_REGISTRY = '0x0000000000000000000000000000000000da0001' as Hex
 const VALIDATOR_DAO = '0x0000000000000000000000000000000000da0003' as Hex
 const VALIDATOR_SIGNERS = '0x0000000000000000000000000000000000da0014' as Hex
@@ -59,11 +45,8 @@ const SUPPLY = 1_000_000n * 10n ** 18n
 
 let node: IbexNode
 let bare: IbexNode
-let context: BrowserContext
+let browser: Browser
 let page: Page
-let userDataDir: string
-const consoleErrors: string[] = []
-const foreignRequests: string[] = []
 let origin: string
 
 const token = compileFile('../test/explorer/ExplorerToken.sol').ExplorerToken
@@ -194,7 +177,6 @@ async function readDao(name: 'disclaimerHash' | 'riskWarningHash' | 'information
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
   node = await startNode({ port: 'free', args: ['--http.api', 'eth,net,web3,txpool,ots,bor,validators,evm'] })
   origin = new URL(node.url).origin
   made.transfer = await send(key(0), DEV_ACCOUNTS[5].address, '0x', parseEther('1.5'))
@@ -249,42 +231,18 @@ beforeAll(async () => {
 
   bare = await startNode({ port: 'free', args: ['--explorer.path', '/scan/'] })
 
-  userDataDir = mkdtempSync(join(tmpdir(), 'ibex-chromium-'))
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1400, height: 900 },
-  })
-  page = context.pages()[0] ?? (await context.newPage())
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`${m.text()} @ ${m.location().url}`)
-  })
-  page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`))
-  context.on('request', (r) => {
-    const u = new URL(r.url())
-    if (u.origin !== origin && u.origin !== new URL(bare.url).origin) foreignRequests.push(r.url())
-  })
+  browser = await launchBrowser(() => [origin, new URL(bare.url).origin])
+  page = browser.page
 }, 180_000)
 
 afterAll(async () => {
-  await context?.close()
-  if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true })
+  await browser?.close()
   await cleanupNodes()
 })
 
-/** Opens `hash` of the explorer and waits for the page that `expected` (default: the same route) names. */
-async function open(hash: string, expected = hash, base = `${node.url}/explorer/`): Promise<string> {
-  await page.evaluate(() => {
-    const main = document.getElementById('main')
-    if (main !== null) main.dataset.page = ''
-  }).catch(() => undefined)
-  if (page.url().startsWith(base)) await page.evaluate((h) => {
-    location.hash = h
-  }, hash)
-  else await page.goto(`${base}${hash}`)
-  await page.waitForFunction((want) => document.getElementById('main')?.dataset.page === want, expected.replace(/^#/, ''), { timeout: PAGE_TIMEOUT_MS })
-  return page.locator('main').innerText()
+/** Opens `hash` of the explorer (on `node` unless `base` says) and waits for the route `expected`. */
+function open(hash: string, expected = hash, base = `${node.url}/explorer/`): Promise<string> {
+  return openPage(page, base, hash, expected)
 }
 
 async function shot(name: string): Promise<void> {
@@ -524,7 +482,7 @@ describe('the explorer in Chromium', () => {
   })
 
   it('logged no console error and asked no other origin, on any page', () => {
-    expect(consoleErrors).toEqual([])
-    expect(foreignRequests).toEqual([])
+    expect(browser.errors).toEqual([])
+    expect(browser.foreign).toEqual([])
   })
 })
