@@ -66,12 +66,39 @@ class Connection {
   }
 }
 
+/** The TCP socket under a ws connection (ws keeps it as `_socket`). */
+type WithSocket = { _socket?: { cork(): void; uncork(): void; destroyed?: boolean } }
+
+/** Sockets corked for the rest of this tick (see sendBounded). */
+const corked = new Set<NonNullable<WithSocket['_socket']>>()
+let uncorkScheduled = false
+
+function uncorkAll(): void {
+  uncorkScheduled = false
+  for (const socket of corked) if (socket.destroyed !== true) socket.uncork()
+  corked.clear()
+}
+
+/**
+ * sendBounded sends one text frame. Frames sent to one connection in the same tick — a new head or
+ * pending transaction fanned out to its subscriptions — leave in one socket write: the first
+ * corks the socket, the end of the tick uncorks it (one writev instead of a syscall per frame).
+ */
 function sendBounded(ws: WebSocket, text: string, maxBuffered: number): void {
   if (ws.readyState !== ws.OPEN) return
   if (ws.bufferedAmount > maxBuffered) {
     // a close frame would queue behind the backlog: drop the connection at once
     ws.terminate()
     return
+  }
+  const socket = (ws as unknown as WithSocket)._socket
+  if (socket !== undefined && !corked.has(socket)) {
+    socket.cork()
+    corked.add(socket)
+    if (!uncorkScheduled) {
+      uncorkScheduled = true
+      process.nextTick(uncorkAll)
+    }
   }
   ws.send(text)
 }
