@@ -35,6 +35,7 @@ const VALIDATOR_DAO = '0x0000000000000000000000000000000000da0003' as Hex
 const VALIDATOR_SIGNERS = '0x0000000000000000000000000000000000da0014' as Hex
 const DAO_GOVERNOR = '0x0000000000000000000000000000000000da0004' as Hex
 const DAO_LENS = '0x0000000000000000000000000000000000da0008' as Hex
+const REVENUE_POOL = '0x0000000000000000000000000000000000da0006' as Hex
 const PROPOSAL_DESCRIPTION = 'Explorer test: read the DAO overview'
 /** Longer than the dev preset's governance waits (the Governor's clock is the block timestamp; votingDelay 1 s). */
 const GOVERNANCE_WAIT_SECONDS = 3
@@ -107,6 +108,9 @@ const governorAbi = [
     ],
     outputs: [{ type: 'uint256' }],
   },
+] as const
+const poolAbi = [
+  { type: 'function', name: 'finalize', stateMutability: 'nonpayable', inputs: [{ name: 'epoch', type: 'uint256' }], outputs: [] },
 ] as const
 const signersAbi = [
   {
@@ -416,6 +420,15 @@ describe('the explorer in Chromium', () => {
     expect(proposal).toContain('overview()')
     expect(proposal).toContain('DaoLens')
     await shot('proposal')
+    // revenue: epoch 0 (the fees of every block so far) is finalized by anyone; the page lists it
+    expect(text).toContain('No epoch has ended yet: epoch 0 is collecting revenue.')
+    expect(text).toContain('Disputes (0)')
+    expect(text).toContain('No dispute has been filed.')
+    const finalized = await send(key(3), REVENUE_POOL, encodeFunctionData({ abi: poolAbi, functionName: 'finalize', args: [0n] }), 0n, 3_000_000n)
+    expect(finalized.status).toBe('0x1')
+    const after = await open('#/dao')
+    expect(after).not.toContain('No epoch has ended yet')
+    expect(after).toMatch(/Revenue epochs\s+epoch\s+start\s+end\s+revenue[^\n]*\n0\s+1970-01-01/)
     const seat = await open(`#/seat/${made.seat}`)
     expect(seat).toContain(`Seat #${made.seat}`)
     expect(lower(seat)).toContain(lower(applicant.address))

@@ -36,6 +36,9 @@ const SMALL_WEI = 10n ** 10n
 const PROPOSAL_WINDOW_BLOCKS = 50_000
 /** Proposals the DAO page lists (newest first). */
 const PROPOSALS_SHOWN = 25
+/** Revenue epochs and disputes the DAO page shows (newest first). */
+const EPOCHS_SHOWN = 10
+const DISPUTES_SHOWN = 10
 const TIER_NAMES = ['', 'Tier I', 'Tier II', 'Tier III']
 const PROPOSAL_STATES = ['Pending', 'Active', 'Canceled', 'Defeated', 'Succeeded', 'Queued', 'Expired', 'Executed']
 
@@ -681,21 +684,24 @@ async function checkpointPage(_ctx, id) {
 
 // ---- DAO, through DaoLens ----
 
-function lensEntry(name) {
-  return known.entries.find((e) => e.kind === 'function' && e.source === 'DaoLens' && e.signature.startsWith(`${name}(`))
+function functionEntry(contract, name) {
+  return known.entries.find((e) => e.kind === 'function' && e.source === contract && e.signature.startsWith(`${name}(`))
 }
 
-async function lens(name, args = []) {
-  const entry = lensEntry(name)
-  const address = known.contracts.DaoLens
-  if (entry === undefined || address === undefined) throw new PageMessage('This network has no DaoLens contract the explorer knows.')
+/** view: the first return value of a DAO contract's view function, through eth_call at the head. */
+async function view(contract, name, args = []) {
+  const entry = functionEntry(contract, name)
+  const address = known.contracts[contract]
+  if (entry === undefined || address === undefined) throw new PageMessage(`This network has no ${contract} contract the explorer knows.`)
   const data = encodeCall(entry.id, entry.inputs.map((i) => i.type), args)
   const out = await rpc('eth_call', [{ to: address, data }, 'latest'])
-  if (out === '0x') throw new PageMessage(`DaoLens at ${address} has no code on this chain.`)
+  if (out === '0x') throw new PageMessage(`${contract} at ${address} has no code on this chain.`)
   const values = decodeParams(entry.outputs, out)
-  if (values === undefined) throw new PageMessage(`DaoLens.${name} answered data the explorer cannot decode.`)
+  if (values === undefined) throw new PageMessage(`${contract}.${name} answered data the explorer cannot decode.`)
   return values[0]
 }
+
+const lens = (name, args = []) => view('DaoLens', name, args)
 
 function seatRows(seats) {
   return seats.map((s) => [a(`#/seat/${s.seat}`, `#${s.seat}`), addressLink(s.holder), s.votes.toString(), ether(s.stake), s.suspended ? h('span', { class: 'bad' }, 'suspended') : 'active'])
@@ -718,6 +724,39 @@ async function daoPage() {
     ),
     [1, 2, 3].map((tier) => section(`${TIER_NAMES[tier]} seats`, table(['seat', 'holder', 'votes', 'stake', 'state'], seatRows(held.filter((s) => Number(s.tier) === tier)), 'No seat of this tier is held.'))),
     await proposalsSection(),
+    await epochsSection(overview.currentEpoch),
+    await disputesSection(),
+  )
+}
+
+/** The revenue epochs finalized last (RevenuePool.epochInfo), newest first. */
+async function epochsSection(current) {
+  const epochs = []
+  for (let e = current - 1n; e >= 0n && epochs.length < EPOCHS_SHOWN; e--) epochs.push(e)
+  const infos = await Promise.all(epochs.map((e) => view('RevenuePool', 'epochInfo', [e])))
+  return section(
+    'Revenue epochs',
+    table(
+      ['epoch', 'start', 'end', 'revenue', 'transactional revenue', 'tier pools (I / II / III)', 'credited (I / II / III)'],
+      infos.map((x, i) => [epochs[i].toString(), when(x.start), when(x.end), ether(x.revenue), ether(x.transactionalRevenue), x.pools.map((p) => ether(p)).join(' / '), x.credited.map((c) => ether(c)).join(' / ')]),
+      `No epoch has ended yet: epoch ${current} is collecting revenue.`,
+    ),
+  )
+}
+
+/** The disputes filed last (DisputeResolution.caseOf, ids 1..caseCount), newest first. */
+async function disputesSection() {
+  const count = await view('DisputeResolution', 'caseCount')
+  const ids = []
+  for (let id = count; id >= 1n && ids.length < DISPUTES_SHOWN; id--) ids.push(id)
+  const cases = await Promise.all(ids.map((id) => view('DisputeResolution', 'caseOf', [id])))
+  return section(
+    `Disputes (${count})`,
+    table(
+      ['case', 'seat', 'filer', 'category', 'status', 'upheld', 'filed'],
+      cases.map((c, i) => [ids[i].toString(), a(`#/seat/${c.seat}`, `#${c.seat}`), addressLink(c.filer), c.category.toString(), c.status.toString(), c.upheld ? 'yes' : 'no', c.filedAt === 0n ? '—' : when(c.filedAt)]),
+      'No dispute has been filed.',
+    ),
   )
 }
 
