@@ -470,6 +470,8 @@ describe('the explorer in Chromium', () => {
       ['#/block/latest', 'is not a block number'],
       [`#/block/${Number(made.erc20.blockNumber)}?page=50`, 'beyond the last'],
       [`#/block/${Number(made.erc20.blockNumber)}?page=-1`, 'is not a page number'],
+      [`#/block/${Number(made.erc20.blockNumber)}?size=100000`, 'Page size "100000" is not allowed'],
+      [`#/address/${target}?after=99999999`, 'No transactions on this side of that block'],
       ['#/checkpoint/abc', 'is not a checkpoint id'],
       ['#/seat/151', 'seats are numbered 1 to 150'],
       ['#/proposal/xyz', 'is not a proposal id'],

@@ -723,10 +723,19 @@ async function daoPage() {
       ),
     ),
     [1, 2, 3].map((tier) => section(`${TIER_NAMES[tier]} seats`, table(['seat', 'holder', 'votes', 'stake', 'state'], seatRows(held.filter((s) => Number(s.tier) === tier)), 'No seat of this tier is held.'))),
-    await proposalsSection(),
-    await epochsSection(overview.currentEpoch),
-    await disputesSection(),
+    await part('Proposals', proposalsSection),
+    await part('Revenue epochs', () => epochsSection(overview.currentEpoch)),
+    await part('Disputes', disputesSection),
   )
+}
+
+/** part: a section of a page that, when its queries fail, says so in its place instead of failing the page. */
+async function part(title, build) {
+  try {
+    return await build()
+  } catch (err) {
+    return section(title, note(`Could not be read: ${err.message}`))
+  }
 }
 
 /** The revenue epochs finalized last (RevenuePool.epochInfo), newest first. */
