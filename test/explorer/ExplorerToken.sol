@@ -2,7 +2,8 @@
 pragma solidity 0.8.30;
 
 /// The explorer test's activity in one contract: an ERC-20 token (Transfer and Approval events),
-/// a payable forwarder (an internal call carrying value) and a transfer that reverts with a reason.
+/// a payable forwarder (an internal call carrying value), a transfer that reverts with a reason and a
+/// call with many logs.
 contract ExplorerToken {
     string public constant name = "Explorer Token";
     string public constant symbol = "EXT";
@@ -32,6 +33,14 @@ contract ExplorerToken {
         allowance[msg.sender][spender] = value;
         emit Approval(msg.sender, spender, value);
         return true;
+    }
+
+    /// approveMany emits `count` Approval events: a transaction with more logs than the explorer draws.
+    function approveMany(uint256 count) external {
+        for (uint256 i = 1; i <= count; ++i) {
+            allowance[msg.sender][address(uint160(i))] = i;
+            emit Approval(msg.sender, address(uint160(i)), i);
+        }
     }
 
     /// forward sends the value it is paid on to `to`: `to` appears only in an internal call.

@@ -43,6 +43,8 @@ const TIER_III = 3
 /** The dev preset's Tier III minimum stake (contracts/genesis/dev.json params.minStake[2]). */
 const TIER_III_STAKE = 222_222n * 10n ** 18n
 const SUPPLY = 1_000_000n * 10n ** 18n
+/** Logs of one transaction: more than the page draws (app.js MAX_ROWS_DRAWN, 500). */
+const MANY_LOGS = 520
 
 let node: IbexNode
 let bare: IbexNode
@@ -140,6 +142,7 @@ const made = {} as {
   apply: Json
   approve: Json
   seat: number
+  manyLogs: Json
   propose: Json
   proposalId: bigint
   vote: Json
@@ -191,6 +194,7 @@ beforeAll(async () => {
   made.erc20 = await send(key(0), made.tokenAddress, tokenCall('transfer', [DEV_ACCOUNTS[3].address, 1234n * 10n ** 18n]))
   made.revert = await send(key(4), made.tokenAddress, tokenCall('transfer', [DEV_ACCOUNTS[3].address, 1n]))
   made.forward = await send(key(2), made.tokenAddress, tokenCall('forward', [target]), 7n)
+  made.manyLogs = await send(key(6), made.tokenAddress, tokenCall('approveMany', [BigInt(MANY_LOGS)]), 0n, 25_000_000n)
   // DAO: dev 1 (a KYC attestor) attests the applicant, who applies for a Tier III seat; dev 2 (membership) approves
   const now = Math.floor(Date.now() / 1000)
   made.attest = await send(
@@ -212,7 +216,7 @@ beforeAll(async () => {
   )
   const submitted = made.apply.logs.find((l: Json) => l.address.toLowerCase() === VALIDATOR_DAO && l.topics.length > 1)
   made.approve = await send(key(2), VALIDATOR_DAO, encodeFunctionData({ abi: daoAbi, functionName: 'approveApplication', args: [BigInt(submitted.topics[1])] }), 0n, 1_000_000n)
-  for (const r of [made.transfer, made.deploy, made.erc20, made.forward, made.attest, made.apply, made.approve]) {
+  for (const r of [made.transfer, made.deploy, made.erc20, made.forward, made.manyLogs, made.attest, made.apply, made.approve]) {
     if (r.status !== '0x1') throw new Error(`set-up transaction ${r.transactionHash} failed`)
   }
   if (made.revert.status !== '0x0') throw new Error('the transfer meant to revert succeeded')
@@ -338,6 +342,13 @@ describe('the explorer in Chromium', () => {
     expect(text).toContain('Call trace')
   })
 
+  it('transaction: a transaction with more logs than the page draws says how many are left out', async () => {
+    const text = await open(`#/tx/${made.manyLogs.transactionHash}`)
+    expect(text).toContain(`Logs (${MANY_LOGS})`)
+    expect(text).toContain(`… and ${MANY_LOGS - 500} more not drawn.`)
+    expect(await page.locator('ol.logs > li').count()).toBe(500)
+  })
+
   it('transaction: DAO actions decoded with the DAO’s ABIs and labels', async () => {
     const attest = await open(`#/tx/${made.attest.transactionHash}`)
     expect(attest).toContain('attest(address,bytes32,uint8,uint64,bytes32)')
@@ -436,9 +447,17 @@ describe('the explorer in Chromium', () => {
 
   it('search finds each kind', async () => {
     const search = async (q: string, expected: string) => {
+      await page.evaluate(() => {
+        const main = document.getElementById('main')
+        if (main !== null) main.dataset.page = ''
+      })
       await page.fill('#q', q)
       await page.press('#q', 'Enter')
-      await page.waitForFunction((want) => document.getElementById('main')?.dataset.page === want, expected, { timeout: PAGE_TIMEOUT_MS })
+      try {
+        await page.waitForFunction((want) => document.getElementById('main')?.dataset.page === want, expected, { timeout: PAGE_TIMEOUT_MS })
+      } catch (err) {
+        throw new Error(`search "${q}" did not reach ${expected}: at ${page.url()}, showing ${await page.locator('main').innerText()}`, { cause: err })
+      }
       return page.locator('main').innerText()
     }
     expect(await search(made.tokenAddress, `/address/${lower(made.tokenAddress)}`)).toContain('Contract')

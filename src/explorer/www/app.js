@@ -39,6 +39,8 @@ const PROPOSALS_SHOWN = 25
 /** Revenue epochs and disputes the DAO page shows (newest first). */
 const EPOCHS_SHOWN = 10
 const DISPUTES_SHOWN = 10
+/** Rows of a transaction's logs, internal operations or call trace drawn: past it the page says how many more there are. */
+const MAX_ROWS_DRAWN = 500
 const TIER_NAMES = ['', 'Tier I', 'Tier II', 'Tier III']
 const PROPOSAL_STATES = ['Pending', 'Active', 'Canceled', 'Defeated', 'Succeeded', 'Queued', 'Expired', 'Executed']
 
@@ -152,6 +154,8 @@ function table(headers, rows, empty = 'Nothing to show.') {
 }
 
 const section = (title, ...body) => h('section', null, h('h2', null, title), ...body)
+/** more: a note under a list cut at MAX_ROWS_DRAWN rows. */
+const more = (list) => (Array.isArray(list) && list.length > MAX_ROWS_DRAWN ? h('p', { class: 'note' }, `… and ${list.length - MAX_ROWS_DRAWN} more not drawn.`) : null)
 const note = (text) => h('p', { class: 'note' }, text)
 
 // ---- values ----
@@ -402,8 +406,9 @@ async function txPage(_ctx, hash) {
           'Token transfers',
           table(
             ['token', 'standard', 'from', 'to', 'amount or id'],
-            transfers.map(({ log, d }) => [addressLink(log.address), d.entry.source, addressLink(d.values[0]), addressLink(d.values[1]), d.values[2].toString()]),
+            transfers.slice(0, MAX_ROWS_DRAWN).map(({ log, d }) => [addressLink(log.address), d.entry.source, addressLink(d.values[0]), addressLink(d.values[1]), d.values[2].toString()]),
           ),
+          more(transfers),
         )
       : null,
     section(
@@ -413,7 +418,7 @@ async function txPage(_ctx, hash) {
         : h(
             'ol',
             { class: 'logs' },
-            decodedLogs.map(({ log, d }) =>
+            decodedLogs.slice(0, MAX_ROWS_DRAWN).map(({ log, d }) =>
               h(
                 'li',
                 null,
@@ -422,6 +427,7 @@ async function txPage(_ctx, hash) {
               ),
             ),
           ),
+      more(decodedLogs),
     ),
     section(
       'Internal operations',
@@ -429,9 +435,10 @@ async function txPage(_ctx, hash) {
         ? note(`ots_getInternalOperations ${ops.missing}`)
         : table(
             ['type', 'from', 'to', 'value'],
-            ops.value.map((o) => [['transfer', 'self-destruct', 'create', 'create2'][o.type] ?? String(o.type), addressLink(o.from), addressLink(o.to), ether(o.value)]),
+            ops.value.slice(0, MAX_ROWS_DRAWN).map((o) => [['transfer', 'self-destruct', 'create', 'create2'][o.type] ?? String(o.type), addressLink(o.from), addressLink(o.to), ether(o.value)]),
             'No internal value transfers or contract creations.',
           ),
+      more(ops.value),
     ),
     section(
       'Call trace',
@@ -439,9 +446,10 @@ async function txPage(_ctx, hash) {
         ? note(`ots_traceTransaction ${trace.missing}`)
         : table(
             ['depth', 'type', 'from', 'to', 'value', 'call'],
-            trace.value.map((c) => [String(c.depth), c.type, addressLink(c.from), addressLink(c.to), c.value === null ? '—' : ether(c.value), h('span', { class: `indent-${Math.min(c.depth, 8)}` }, c.type.startsWith('CREATE') ? 'create' : methodName(c.input))]),
+            trace.value.slice(0, MAX_ROWS_DRAWN).map((c) => [String(c.depth), c.type, addressLink(c.from), addressLink(c.to), c.value === null ? '—' : ether(c.value), h('span', { class: `indent-${Math.min(c.depth, 8)}` }, c.type.startsWith('CREATE') ? 'create' : methodName(c.input))]),
             'No calls.',
           ),
+      more(trace.value),
     ),
   )
 }
