@@ -32,7 +32,7 @@ export const ibexExtraFlags: string[] = []
 /** Extra flags of the node process running ibex (from --ibex-node-flags: `--cpu-prof …`). */
 export const ibexNodeFlags: string[] = []
 
-function paths(ctx: StartContext) {
+function paths(ctx: Pick<StartContext, 'dir'>) {
   return { datadir: join(ctx.dir, 'data'), genesis: join(ctx.dir, 'genesis.json') }
 }
 
@@ -98,7 +98,12 @@ async function seedInProcess(
 }
 
 /** The `node` arguments that serve a prepared datadir on `port` (node flags from --ibex-node-flags first). */
-export function ibexStartArgs(ctx: StartContext, blockTime: string, port: number, checkout = REPO): string[] {
+export function ibexStartArgs(
+  ctx: Pick<StartContext, 'dir'>,
+  blockTime: string,
+  port: number,
+  checkout = REPO,
+): string[] {
   const { datadir, genesis } = paths(ctx)
   return [
     ...ibexNodeFlags,
