@@ -45,7 +45,7 @@ import type { AccessListResult } from '../../evm/accessList.js'
 import { ExecutionError, ExecutionRevertedError } from '../../evm/errors.js'
 import { reviveError } from '../../util/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
-import { CALL_PIPELINE_DEPTH } from './constants.js'
+import { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH } from './constants.js'
 import { NodeShuttingDownError, TraceLimitError } from './errors.js'
 import { Lane } from './lane.js'
 import {
@@ -63,7 +63,7 @@ import {
   type TraceTask,
 } from './tasks.js'
 
-export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
+export { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
 export {
   type ExecPoolError,
   NodeShuttingDownError,
@@ -233,7 +233,14 @@ export class ExecPool {
       cacheBytes: opts.cacheBytes,
     }
     const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
-    const lane = (name: string, what: string, threads: number, maxQueue: number, depth: number): Lane => {
+    const lane = (
+      name: string,
+      what: string,
+      threads: number,
+      maxQueue: number,
+      depth: number,
+      batch: number,
+    ): Lane => {
       const { filename, ibexEntry } = workerEntry(name)
       const pool = new Piscina({
         filename,
@@ -257,10 +264,11 @@ export class ExecPool {
         ABORT_GRACE_MS,
         opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS,
         WORKER_BOOT_ALLOWANCE_MS,
+        batch,
       )
     }
-    this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH)
-    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1)
+    this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH, CALL_BATCH_MAX)
+    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1, 1)
   }
 
   /**

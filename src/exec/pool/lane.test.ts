@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
 import { Lane } from './lane.js'
-import { claimStart } from './startClaim.js'
+import { claimStart, markFinished } from './startClaim.js'
 import type { ExecTask, TaskResult } from './tasks.js'
 
 type Flagged = { id: number; started: Int32Array; startBy: number }
@@ -149,6 +149,69 @@ describe('Lane', () => {
     const crashed = lane.submit(task(2))
     running[1]?.finish(new Error('worker exited with code: 70'))
     await expect(crashed).rejects.toBeInstanceOf(WorkerCrashedError)
+    expect(lane.running).toBe(0)
+  })
+})
+
+describe('Lane batches', () => {
+  /** A stand-in for Piscina that records each message (one task, or an array of them). */
+  function batchPool() {
+    const messages: { tasks: Flagged[]; finish: (r: unknown) => void }[] = []
+    const pool = {
+      run(message: Flagged | Flagged[], opts: { signal: AbortSignal }): Promise<unknown> {
+        return new Promise((resolve, reject) => {
+          messages.push({ tasks: Array.isArray(message) ? message : [message], finish: resolve })
+          opts.signal.addEventListener('abort', () =>
+            reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
+          )
+        })
+      },
+    }
+    return { pool: pool as unknown as Piscina, messages }
+  }
+
+  it('hands the tasks of one event-loop turn to a worker together: at most `batch` a message, never more than the free slots', async () => {
+    const { pool, messages } = batchPool()
+    const lane = new Lane(pool, 'eth_call', 4, 10, 1000, LONG_QUEUE_MS, 0, 3)
+    const answers = [1, 2, 3, 4, 5].map((id) => lane.submit(task(id)))
+    expect(messages).toEqual([])
+    await tick()
+    // four slots: three in one message, one in the next; the fifth waits for a slot
+    expect(messages.map((m) => m.tasks.map((t) => t.id))).toEqual([[1, 2, 3], [4]])
+    expect(lane.waiting).toBe(1)
+    messages[0]?.finish([1, 2, 3].map((value) => ({ ok: true, value })))
+    await tick()
+    expect(messages.map((m) => m.tasks.map((t) => t.id))).toEqual([[1, 2, 3], [4], [5]])
+    messages[1]?.finish({ ok: true, value: 4 })
+    messages[2]?.finish({ ok: true, value: 5 })
+    expect(await Promise.all(answers)).toEqual([1, 2, 3, 4, 5].map((value) => ({ ok: true, value })))
+    expect(lane.completed).toBe(5)
+  })
+
+  it('counts the tasks waiting for the hand-over against the free slots, then the queue', async () => {
+    const { pool } = batchPool()
+    const lane = new Lane(pool, 'eth_call', 2, 1, 1000, LONG_QUEUE_MS, 0, 8)
+    for (const id of [1, 2, 3]) void lane.submit(task(id)).catch(() => {})
+    await expect(lane.submit(task(4))).rejects.toBeInstanceOf(PoolBusyError)
+  })
+
+  it('an aborted batch: the running task times out, a finished one is WorkerCrashedError, one not taken is refused busy', async () => {
+    const { pool, messages } = batchPool()
+    // a short queue timeout, so the abort (start-by + budget + grace) comes soon
+    const lane = new Lane(pool, 'eth_call', 4, 10, 10, 20, 0, 4)
+    const [done, running, waiting] = [2, 3, 4].map((id) => lane.submit(task(id, 10)))
+    await tick()
+    const batch = messages[0]?.tasks as Flagged[]
+    expect(batch.map((t) => t.id)).toEqual([2, 3, 4])
+    // the worker ran task 2 to its end and took task 3, which never ends: the message is aborted
+    expect(claimStart((batch[0] as Flagged).started, Number.POSITIVE_INFINITY)).toBe(true)
+    markFinished((batch[0] as Flagged).started)
+    expect(claimStart((batch[1] as Flagged).started, Number.POSITIVE_INFINITY)).toBe(true)
+    await Promise.all([
+      expect(done).rejects.toBeInstanceOf(WorkerCrashedError),
+      expect(running).rejects.toEqual(new ExecutionError('execution aborted (timeout = 0.01s)')),
+      expect(waiting).rejects.toBeInstanceOf(QueueTimeoutError),
+    ])
     expect(lane.running).toBe(0)
   })
 })

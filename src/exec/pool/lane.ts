@@ -11,12 +11,19 @@
  * it does not count them against `maxQueue`; so nothing waits in Piscina, only here.
  *
  * `threads` counts slots: worker threads × the tasks each worker holds at once (its pipeline
- * depth; ExecPool sets it), so a task in Piscina may still wait in its worker's inbox. What always
- * holds: at most `threads` tasks are inside Piscina; at most `maxQueue` wait here; a task a worker
+ * depth; ExecPool sets it), so a task in Piscina may still wait in its worker's inbox. With
+ * `batch` above 1 the tasks submitted in one turn of the event loop are handed over together, once
+ * the turn's I/O callbacks have run (setImmediate): up to `batch` of them (and no more than the
+ * free slots) as one message — one post, one wake of the worker, one answer back, where the hop
+ * was most of a fast call's cost. What always holds: at most `threads` tasks are inside Piscina;
+ * at most `maxQueue` wait here for a slot; a task a worker
  * has not taken `queueTimeoutMs` after its submission — waiting here or in a worker's inbox — is
  * refused with QueueTimeoutError (-32005) and never runs (startClaim.ts decides the race with the
  * worker); a task a worker took runs its whole `budgetMs`, counted from that moment, and is
- * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`.
+ * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`. The
+ * tasks of an aborted message answer by their start flag: the one running then times out, those
+ * not taken are refused busy, those finished (their answers lost with the worker) are
+ * WorkerCrashedError.
  *
  * A lane whose workers are still loading (a node just started, on a loaded box that can take
  * seconds) is cold: a task submitted then waits for the first worker at most `bootAllowanceMs`
@@ -26,7 +33,7 @@
 import type { Piscina } from 'piscina'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
-import { newStartFlag, refuseStart } from './startClaim.js'
+import { finished, newStartFlag, refuseStart } from './startClaim.js'
 import { type ExecTask, type TaskResult, timeoutMessage } from './tasks.js'
 
 /** A submitted task until it is answered: waiting here, or handed to Piscina (`inPool`). */
@@ -55,9 +62,13 @@ export class Lane {
   readonly queueTimeoutMs: number
   /** Extra wait allowed to a task submitted while no worker has loaded yet (0 = the lane is warm from the start). */
   readonly bootAllowanceMs: number
+  /** Most tasks one message to a worker carries (1: a message per task). */
+  readonly batch: number
   #warm: boolean
   #running = 0
   readonly #waiting: Submitted[] = []
+  /** A hand-over of the waiting tasks is scheduled for the end of this event-loop turn. */
+  #flushing = false
   #completed = 0
 
   constructor(
@@ -68,6 +79,7 @@ export class Lane {
     graceMs: number,
     queueTimeoutMs: number,
     bootAllowanceMs = 0,
+    batch = 1,
   ) {
     this.pool = pool
     this.what = what
@@ -77,6 +89,7 @@ export class Lane {
     this.queueTimeoutMs = queueTimeoutMs
     this.bootAllowanceMs = bootAllowanceMs
     this.#warm = bootAllowanceMs === 0
+    this.batch = Math.max(1, batch)
   }
 
   /** True once a worker has loaded (a task completed, or Piscina has a ready idle worker). */
@@ -103,7 +116,9 @@ export class Lane {
    * are the caller's, its start flag the lane's.
    */
   submit(unflagged: ExecTask): Promise<TaskResult<unknown>> {
-    if (this.#running >= this.threads && this.#waiting.length >= this.maxQueue) {
+    // tasks waiting for this turn's hand-over take the free slots first
+    const free = Math.max(0, this.threads - this.#running)
+    if (this.#waiting.length >= this.maxQueue + free) {
       return Promise.reject(new PoolBusyError(this.what, this.maxQueue))
     }
     const waitMs = this.queueTimeoutMs + (this.warm ? 0 : this.bootAllowanceMs)
@@ -111,7 +126,10 @@ export class Lane {
     return new Promise((resolve, reject) => {
       const s: Submitted = { task, resolve, reject, timer: undefined, inPool: false }
       s.timer = setTimeout(() => this.#expire(s), waitMs)
-      if (this.#running < this.threads) this.#start(s)
+      if (this.batch > 1) {
+        this.#waiting.push(s)
+        this.#flushSoon()
+      } else if (this.#running < this.threads) this.#start([s])
       else this.#waiting.push(s)
     })
   }
@@ -136,37 +154,66 @@ export class Lane {
     }
   }
 
-  #start(s: Submitted): void {
-    s.inPool = true
-    this.#running++
-    // a worker takes the task by startBy at the latest (or skips it), then runs at most budgetMs
-    const limitMs = Math.max(0, s.task.startBy - Date.now()) + s.task.budgetMs + this.graceMs
+  /** Hands the waiting tasks to the workers once this turn's I/O callbacks have submitted theirs. */
+  #flushSoon(): void {
+    if (this.#flushing) return
+    this.#flushing = true
+    setImmediate(() => {
+      this.#flushing = false
+      this.#next()
+    })
+  }
+
+  /** Hands `batch` (one task, or several in arrival order) to a worker as one message. */
+  #start(batch: Submitted[]): void {
+    this.#running += batch.length
+    let endBy = 0
+    for (const s of batch) {
+      s.inPool = true
+      endBy = Math.max(endBy, s.task.startBy + s.task.budgetMs)
+    }
+    // a worker takes each task by its startBy at the latest (or skips it), then runs it at most
+    // budgetMs; the tasks of a message run one after another, so the last ends by the latest of these
+    const limitMs = Math.max(0, endBy - Date.now()) + this.graceMs
+    const message = batch.length === 1 ? (batch[0] as Submitted).task : batch.map((s) => s.task)
     this.pool
-      .run(s.task, { signal: AbortSignal.timeout(limitMs) })
+      .run(message, { signal: AbortSignal.timeout(limitMs) })
       .then(
-        (result: TaskResult<unknown>) => {
-          if (!result.ok && result.failure.kind === 'notStarted') {
-            s.reject(new QueueTimeoutError(this.what, this.queueTimeoutMs))
-          } else {
-            s.resolve(result)
-          }
+        (answer: TaskResult<unknown> | TaskResult<unknown>[]) => {
+          const results = Array.isArray(answer) ? answer : [answer]
+          for (const [i, s] of batch.entries()) this.#answer(s, results[i] as TaskResult<unknown>)
         },
-        (err: unknown) =>
-          s.reject(isAbort(err) ? new ExecutionError(timeoutMessage(s.task)) : new WorkerCrashedError(err)),
+        (err: unknown) => {
+          for (const s of batch) s.reject(this.#failure(s, err, batch.length))
+        },
       )
       .finally(() => {
-        clearTimeout(s.timer)
-        this.#running--
-        this.#completed++
+        for (const s of batch) clearTimeout(s.timer)
+        this.#running -= batch.length
+        this.#completed += batch.length
         this.#next()
       })
   }
 
+  #answer(s: Submitted, result: TaskResult<unknown>): void {
+    if (!result.ok && result.failure.kind === 'notStarted') {
+      s.reject(new QueueTimeoutError(this.what, this.queueTimeoutMs))
+    } else {
+      s.resolve(result)
+    }
+  }
+
+  /** What a task of a message that failed answers: aborted past its time, or its worker died. */
+  #failure(s: Submitted, err: unknown, size: number): Error {
+    if (!isAbort(err)) return new WorkerCrashedError(err)
+    if (size === 1) return new ExecutionError(timeoutMessage(s.task))
+    if (refuseStart(s.task.started)) return new QueueTimeoutError(this.what, this.queueTimeoutMs)
+    return finished(s.task.started) ? new WorkerCrashedError(err) : new ExecutionError(timeoutMessage(s.task))
+  }
+
   #next(): void {
-    while (this.#running < this.threads) {
-      const s = this.#waiting.shift()
-      if (s === undefined) return
-      this.#start(s)
+    while (this.#running < this.threads && this.#waiting.length > 0) {
+      this.#start(this.#waiting.splice(0, Math.min(this.batch, this.threads - this.#running)))
     }
   }
 }

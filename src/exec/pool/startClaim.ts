@@ -9,12 +9,15 @@
  *       └──────lane timer at startBy, or worker after it─▶ REFUSED (answered busy, never runs)
  *
  * So a request is either run with its full time limit or refused as busy (-32005), never charged
- * for the time it spent waiting behind others.
+ * for the time it spent waiting behind others. A worker marks a task it ran FINISHED (markFinished):
+ * when a message of several tasks is aborted, the lane tells the one that was running from those
+ * already done.
  */
 
 const UNCLAIMED = 0
 const STARTED = 1
 const REFUSED = 2
+const FINISHED = 3
 
 /** A new, unclaimed start flag (shared with the worker by structured clone). */
 export function newStartFlag(): Int32Array {
@@ -33,5 +36,15 @@ export function claimStart(flag: Int32Array, startBy: number): boolean {
 /** refuseStart: the lane's queue timer refuses a task; false when a worker has started it already. */
 export function refuseStart(flag: Int32Array): boolean {
   const was = Atomics.compareExchange(flag, 0, UNCLAIMED, REFUSED)
-  return was !== STARTED
+  return was === UNCLAIMED || was === REFUSED
+}
+
+/** markFinished: the worker has run the task to its end (its answer is on its way). */
+export function markFinished(flag: Int32Array): void {
+  Atomics.store(flag, 0, FINISHED)
+}
+
+/** finished: true when a worker ran the task to its end. */
+export function finished(flag: Int32Array): boolean {
+  return Atomics.load(flag, 0) === FINISHED
 }
