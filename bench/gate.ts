@@ -46,8 +46,8 @@ export const GATE_BIG_STATE: BigStateOptions = {
   senders: 200,
 }
 /**
- * Spawn to first answer on the gate's big state: 2–3 s on a quiet box, 10.8–13.2 s seen at load
- * average 9–10 (bench/results/2026-11-28-bigstate.md); the budget catches a start that hangs or
+ * Spawn to first answer on the gate's big state: 10.8–13.2 s seen at load average 9–10 (three
+ * runs, bench/results/2026-11-28T0032-bigstate.md); the budget catches a start that hangs or
  * replays the chain, not a slow second.
  */
 export const BIG_STATE_START_BUDGET_MS = 20_000
@@ -77,7 +77,7 @@ export const FLOORS: Record<string, number> = {
   'eth_getBalance(distinct)': 0.5,
   'read mix': 0.17,
   // the big-state mix (bigstate/measure.ts) at GATE_BIG_STATE: 0.136 at load average 9 (2026-11-28,
-  // bench/results/2026-11-28-bigstate.md); the floor is about half of that
+  // bench/results/2026-11-28T0032-bigstate.md); the floor is about half of that
   [BIG_MIX]: 0.07,
 }
 
