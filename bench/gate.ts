@@ -35,7 +35,7 @@ const GATE_SECONDS = 3
 const GATE_SEED = { historyTxs: 200, transfersPerTx: 16, gap: 9, senders: 300, holders: 100 }
 /**
  * The gate's big state: 20,000 funded accounts (~9× the small seed's), 200 tokens, 25,000
- * transactions over 500 blocks; generated in 38–63 s on the 2-core box at load average 5–10.
+ * transactions over 500 blocks; generated in 11 s on the quiet 2-core box, 38–63 s at load average 5–10.
  */
 export const GATE_BIG_STATE: BigStateOptions = {
   seed: 1,
@@ -76,7 +76,7 @@ export const FLOORS: Record<string, number> = {
   'eth_call(view, distinct)': 0.1,
   'eth_getBalance(distinct)': 0.5,
   'read mix': 0.17,
-  // the big-state mix (bigstate/measure.ts) at GATE_BIG_STATE: 0.136 at load average 9 (2026-11-28,
+  // the big-state mix (bigstate/measure.ts) at GATE_BIG_STATE: 0.136 at load average 9, 0.135 quiet (2026-11-28,
   // bench/results/2026-11-28T0032-bigstate.md); the floor is about half of that
   [BIG_MIX]: 0.07,
 }
