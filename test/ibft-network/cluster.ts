@@ -18,6 +18,13 @@ import { IBEX_BIN, rpc, waitFor } from '../helpers/node.js'
 export const NODE_READY_TIMEOUT_MS = 45_000
 /** How long a stopped node may take to exit before it is SIGKILLed. */
 export const NODE_STOP_TIMEOUT_MS = 15_000
+/**
+ * Flags every cluster node starts with. Five to seven nodes start at once on a 2-core box (beside a
+ * headless browser in CI), so a node's call worker can be starved of CPU for seconds: a lone
+ * eth_call must not be refused busy by the 2 s exec.queue_timeout for that. These tests are about
+ * consensus; the queue timeout's own behaviour is tested in test/heavyCalls.test.ts.
+ */
+const CLUSTER_NODE_FLAGS = ['--exec.queue-timeout', '30s']
 /** Output kept per node (the tail), for failure messages. */
 const MAX_OUTPUT_CHARS = 200_000
 /** Lowest and highest first port tried for a run of consecutive free ports. */
@@ -107,7 +114,7 @@ export class Cluster {
   /** Spawns `ibex start --config …` for node `index` and waits until it answers eth_chainId. */
   async start(index: number): Promise<void> {
     const node = this.node(index)
-    const child = spawn(process.execPath, [IBEX_BIN, 'start', '--config', node.config, '--log-level', 'info'], {
+    const child = spawn(process.execPath, [IBEX_BIN, 'start', '--config', node.config, '--log-level', 'info', ...CLUSTER_NODE_FLAGS], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
