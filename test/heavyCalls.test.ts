@@ -91,7 +91,7 @@ function compileHashLoop(): Hex {
 beforeAll(async () => {
   node = await startNode({
     port: 'free',
-    args: ['--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`, '--rpc.gascap', String(SPIN_GAS), '--exec.workers', '1'],
+    args: ['--rpc.evmtimeout', `${EVM_TIMEOUT_MS}ms`, '--rpc.gascap', String(SPIN_GAS), '--exec.workers', '1', '--exec.queue-timeout', '2s'],
   })
   const hash = await sendTx(node.url, sender.privateKey, { to: null, data: compileHashLoop(), gas: 500_000n })
   loop = (await waitForReceipt(node.url, hash)).contractAddress

@@ -52,6 +52,8 @@ beforeAll(async () => {
       '2',
       '--exec.trace-queue',
       '1',
+      '--exec.queue-timeout',
+      '2s',
       '--exec.trace-max-bytes',
       String(TRACE_MAX_BYTES),
     ],
