@@ -12,14 +12,17 @@ import { attachSeals, decodeExtra, ibftBlockHash, signCommittedSeal, signPropose
 import { stateAt } from '../state/index.js'
 import { validateTransaction } from '../txpool/validate.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
-import { executeIbftBlock } from './ibftImport.js'
+import { executeIbftBlock, IbftBlockError } from './ibftImport.js'
+import type { ChainBlock } from '../chain/store.js'
 import {
+  decideNext,
   openIbftTestNode,
   removeIbftTestNodes,
   USERS,
   VALIDATOR_ACCOUNTS,
   validatorKey,
 } from '../../test/helpers/ibftChain.js'
+import { devAccounts } from '../config/accounts.js'
 
 const [alice, bob] = USERS
 const validators = VALIDATOR_ACCOUNTS
@@ -87,6 +90,25 @@ describe('IBFT block import', async () => {
     )
   })
 
+  it('takes the senders of transactions the pool holds instead of recovering them again', async () => {
+    const asked: string[] = []
+    const pooled = (hashHex: string) => {
+      asked.push(hashHex)
+      return hashHex === ptx.hashHex ? ptx : undefined
+    }
+    const proposal0 = { kind: 'proposal', proposer: v0 } as const
+    const executed = await executeIbftBlock({ ...b, pooled }, b.store.head, bytes, proposal0)
+    expect(bytesToHex(executed.hash)).toBe(bytesToHex(proposal.hash))
+    expect(asked).toEqual([ptx.hashHex])
+    // the pool's sender is what executes (it never differs: same signed bytes); a wrong one shows it is used
+    const carol = (devAccounts(7)[6]?.address as string).toLowerCase() // funded; not sender, recipient or validator
+    const wrong = { ...ptx, sender: hexToBytes(carol as `0x${string}`), senderHex: carol }
+    await expect(
+      executeIbftBlock({ ...b, pooled: () => wrong }, b.store.head, bytes, proposal0),
+    ).rejects.toBeInstanceOf(IbftBlockError)
+    expect(b.store.head.header.number).toBe(0n)
+  })
+
   it('a decided block commits with its seals and round, and imports elsewhere only with a quorum of seals', async () => {
     const seals = (n: number) => [0, 1, 2, 3].slice(0, n).map((i) => signCommittedSeal(proposal.hash, 2n, keyOf(i)))
     expect(await a.importer.commitDecided(proposal, { committedSeals: seals(3), round: 2n })).toBe(true)
@@ -109,5 +131,71 @@ describe('IBFT block import', async () => {
     expect(bytesToHex(b.store.head.hash)).toBe(bytesToHex(head.hash))
     expect(bytesToHex(b.store.head.header.stateRoot)).toBe(bytesToHex(head.header.stateRoot))
     expect(await b.importer.importSealed(encodeWireBlock(head))).toBe('known')
+  })
+})
+
+describe('synced blocks in a row (the importer keeps the state of the last one)', async () => {
+  const source = await openNode()
+  const admission = () => {
+    const at = stateAt(source.db, source.common, source.store.head.header.stateRoot)
+    return {
+      common: source.common,
+      chainId: source.common.chainId(),
+      blockGasLimit: source.store.head.header.gasLimit,
+      nextBaseFee: source.store.head.header.calcNextBaseFee(),
+      priceLimit: 0n,
+      known: () => false,
+      account: async (s: Uint8Array) => {
+        const acc = await at.getAccount(new Address(s))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    }
+  }
+  for (let nonce = 0n; nonce < 5n; nonce++) {
+    const ptx = await validateTransaction(transfer(source.common, nonce).serialize(), admission())
+    await decideNext(source, [ptx])
+  }
+  const wire = (n: bigint) => encodeWireBlock(source.store.getBlockByNumber(n) as ChainBlock)
+
+  it('imports on the same state after a rejected block, a block committed by consensus and a known one', async () => {
+    const fresh = await openNode()
+    expect(await fresh.importer.importSealed(wire(1n), { durable: false })).toBe('imported')
+    // block 2 with a wrong state root but valid seals: executed on the kept state, then refused
+    const good = source.store.getBlockByNumber(2n) as ChainBlock
+    const raw = good.headerRaw.slice()
+    raw[3] = new Uint8Array(32).fill(9)
+    const hash = ibftBlockHash(raw)
+    const resealed = attachSeals(raw, {
+      proposerSeal: signProposerSeal(hash, keyOf(0)),
+      committedSeals: [0, 1, 2].map((i) => signCommittedSeal(hash, 0n, keyOf(i))),
+      round: 0n,
+    })
+    await expect(fresh.importer.importSealed(encodeWireBlock({ ...good, headerRaw: resealed }))).rejects.toThrow(
+      /state root mismatch/,
+    )
+    expect(await fresh.importer.importSealed(wire(2n))).toBe('imported')
+    expect(await fresh.importer.importSealed(wire(2n))).toBe('known')
+    // block 3 arrives through consensus (the head moves without the sync path)
+    const third = source.store.getBlockByNumber(3n) as ChainBlock
+    const executed = await fresh.importer.verifyProposal(wire(3n), undefined)
+    const extra = decodeExtra(third.header.extraData)
+    expect(await fresh.importer.commitDecided(executed, { committedSeals: extra.committedSeals, round: extra.round })).toBe(
+      true,
+    )
+    expect(await fresh.importer.importSealed(wire(4n), { durable: false })).toBe('imported')
+    expect(await fresh.importer.importSealed(wire(5n))).toBe('imported')
+    expect(fresh.committed.map((c) => c.source)).toEqual(['sync', 'sync', 'consensus', 'sync', 'sync'])
+    for (const n of [1n, 2n, 3n, 4n, 5n]) {
+      const want = source.store.getBlockByNumber(n) as ChainBlock
+      const have = fresh.store.getBlockByNumber(n) as ChainBlock
+      expect(bytesToHex(have.hash)).toBe(bytesToHex(want.hash))
+      expect(bytesToHex(have.header.stateRoot)).toBe(bytesToHex(want.header.stateRoot))
+    }
+    // what the kept state wrote is what a fresh reader finds at the head
+    const bobAt = async (db: typeof fresh.db, root: Uint8Array) =>
+      (await stateAt(db, fresh.common, root).getAccount(new Address(hexToBytes(bob?.address as `0x${string}`))))?.balance
+    expect(await bobAt(fresh.db, fresh.store.head.header.stateRoot)).toBe(
+      await bobAt(source.db, source.store.head.header.stateRoot),
+    )
   })
 })

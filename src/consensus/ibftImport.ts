@@ -16,8 +16,9 @@
  */
 import { createBlockHeaderFromBytesArray } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import type { VM } from '@ethereumjs/vm'
 import { RLP } from '@ethereumjs/rlp'
-import { createTxFromBlockBodyData } from '@ethereumjs/tx'
+import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import {
@@ -29,7 +30,7 @@ import {
   verifyCommittedSeals,
   verifySeals,
 } from './ibft/index.js'
-import { createStateManager, TrieStore } from '../state/index.js'
+import { createStateManager, TrieStore, type WriterStateManager } from '../state/index.js'
 import type { PoolTx } from '../txpool/index.js'
 import type { ExecutedBlock, ProposedBlock } from './blockBuilder.js'
 import { type ExecTx, executeTransactions, finishHeader, nextHeaderFields } from '../block/execute.js'
@@ -78,6 +79,12 @@ export interface IbftImportOptions {
   baseFeeRecipient: Uint8Array | undefined
   /** Span committees (issue 19); absent when span_blocks = 0: one validator set, unweighted. */
   spans?: ImportSpans
+  /**
+   * A transaction the pool holds, by hash (lowercase 0x): its sender was recovered at admission
+   * (the same signed bytes, so the same sender), and a block's transactions found here are not
+   * recovered again. Absent: every sender is recovered.
+   */
+  pooled?(hashHex: string): PoolTx | undefined
 }
 
 /** What block import needs to follow span committees. */
@@ -118,6 +125,20 @@ async function spanCommittee(
   return { own, parent }
 }
 
+/**
+ * The state a block was executed on: its overlay, state manager and VM. After the block is
+ * committed they stand at its state root with warm caches, and the importer executes the next
+ * synced block on them (ExecutionState reuse: a fresh state manager allocates its LRU caches,
+ * which cost more than executing a block of transfers).
+ */
+export interface ExecutionState {
+  trie: TrieStore
+  sm: WriterStateManager
+  vm: VM
+  /** The hardfork the VM was made for: a block of another one gets a fresh state. */
+  hardfork: string
+}
+
 /** executeIbftBlock verifies `bytes` as the next block on `parent` and executes it; throws IbftBlockError. */
 export async function executeIbftBlock(
   opts: IbftImportOptions,
@@ -125,6 +146,21 @@ export async function executeIbftBlock(
   bytes: Uint8Array,
   params: VerifyParams,
 ): Promise<ExecutedBlock> {
+  return (await executeIbftBlockOn(opts, parent, bytes, params, undefined)).executed
+}
+
+/**
+ * executeIbftBlockOn is executeIbftBlock on `warm` when given (a state standing at the parent's
+ * state root, for the same hardfork; else a fresh one), returning the state it used. On a throw
+ * the state used may hold part of the block: the caller drops it.
+ */
+async function executeIbftBlockOn(
+  opts: IbftImportOptions,
+  parent: ChainBlock,
+  bytes: Uint8Array,
+  params: VerifyParams,
+  warm: ExecutionState | undefined,
+): Promise<{ executed: ExecutedBlock; state: ExecutionState }> {
   let decoded: WireBlock
   try {
     decoded = RLP.decode(bytes) as unknown as WireBlock
@@ -215,13 +251,24 @@ export async function executeIbftBlock(
   }
 
   const common = header.common
-  const trie = new TrieStore(opts.store.db)
-  const sm = createStateManager(trie, common, p.stateRoot)
-  const vm = await createChainVM(opts.store, common, sm)
+  const hardfork = common.hardfork()
+  const reuse =
+    warm !== undefined && warm.hardfork === hardfork && equalsBytes(await warm.sm.getStateRoot(), p.stateRoot)
+      ? warm
+      : undefined
+  const trie = reuse?.trie ?? new TrieStore(opts.store.db)
+  const sm = reuse?.sm ?? createStateManager(trie, common, p.stateRoot)
+  const vm = reuse?.vm ?? (await createChainVM(opts.store, common, sm))
   const items: ExecTx[] = []
   try {
     for (const t of decoded[1]) {
       const tx = createTxFromBlockBodyData(t, { common })
+      const known = opts.pooled?.(bytesToHex(tx.hash()))
+      if (known !== undefined) {
+        primeSenderKey(tx, known.tx)
+        items.push({ tx, sender: known.sender, senderHex: known.senderHex })
+        continue
+      }
       const sender = tx.getSenderAddress().bytes
       items.push({ tx, sender, senderHex: bytesToHex(sender) })
     }
@@ -264,7 +311,7 @@ export async function executeIbftBlock(
       `header field ${at} is ${bytesToHex(headerRaw[at] ?? new Uint8Array(0))}, expected ${bytesToHex(rebuiltRaw[at] ?? new Uint8Array(0))}`,
     )
   }
-  return {
+  const block: ExecutedBlock = {
     hash,
     number,
     parentHash: parent.hash,
@@ -275,6 +322,7 @@ export async function executeIbftBlock(
     trie,
     activity: executed.activity,
   }
+  return { executed: block, state: { trie, sm, vm, hardfork } }
 }
 
 /**
@@ -310,6 +358,15 @@ function verifyParentSeals(
   }
 }
 
+type KeyCache = { cache: { senderPubKey?: Uint8Array } }
+
+/** Gives `tx` the sender key `from` (the same signed transaction) holds, so that runTx does not recover it either. */
+function primeSenderKey(tx: TypedTransaction, from: TypedTransaction): void {
+  const key = (from as unknown as KeyCache).cache.senderPubKey
+  const cache = (tx as unknown as KeyCache).cache
+  if (key !== undefined && cache.senderPubKey === undefined) cache.senderPubKey = key
+}
+
 function show(v: Uint8Array | bigint): string {
   return typeof v === 'bigint' ? v.toString() : bytesToHex(v)
 }
@@ -326,6 +383,8 @@ export interface CommittedBlock {
 export class IbftBlockImporter {
   readonly #opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }
   #queue: Promise<unknown> = Promise.resolve()
+  /** The state the last synced block was executed on, for the next one (valid while `headHash` is the head). */
+  #warm: { headHash: Uint8Array; state: ExecutionState } | undefined
 
   constructor(opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }) {
     this.#opts = opts
@@ -357,15 +416,34 @@ export class IbftBlockImporter {
     })
   }
 
-  /** Verifies (seals included), executes and commits a decided block from a peer; 'known' when we have it. */
-  importSealed(bytes: Uint8Array): Promise<'imported' | 'known'> {
+  /**
+   * Verifies (seals included), executes and commits a decided block from a peer; 'known' when we
+   * have it. Consecutive imports execute on the state the previous one left (#warm) while the head
+   * is still that block. `durable: false` skips the fsync of this commit (block sync: a range's
+   * blocks are fsynced by its last, durable one; a crash before it loses only blocks a peer serves
+   * again, never the order of the writes); default: the importer's syncWrites.
+   */
+  importSealed(bytes: Uint8Array, opts: { durable?: boolean } = {}): Promise<'imported' | 'known'> {
     return this.#serial(async () => {
       const head = this.#opts.store.head
       const header = (RLP.decode(bytes) as unknown as WireBlock)[0]
       const number = bytesToBigInt(header?.[8] ?? new Uint8Array(0))
       if (number <= head.header.number) return 'known'
-      const executed = await executeIbftBlock(this.#opts, head, bytes, { kind: 'sealed' })
-      await this.#commit(executed, 'sync', [])
+      const warm = this.#warm !== undefined && equalsBytes(this.#warm.headHash, head.hash) ? this.#warm.state : undefined
+      this.#warm = undefined
+      let ran: { executed: ExecutedBlock; state: ExecutionState } | undefined
+      try {
+        ran = await executeIbftBlockOn(this.#opts, head, bytes, { kind: 'sealed' }, warm)
+        const block = await this.#commit(ran.executed, 'sync', [], opts.durable ?? this.#opts.syncWrites)
+        // the accounts this block changed, as committed: readers at the new head find them cached
+        ran.state.sm.seedReadCache(this.#opts.store.db, block.header.stateRoot)
+        this.#warm = { headHash: block.hash, state: ran.state }
+      } catch (err) {
+        // the state may hold part of this block: the next import starts afresh
+        warm?.trie.discard()
+        ran?.state.trie.discard()
+        throw err
+      }
       return 'imported'
     })
   }
@@ -375,8 +453,13 @@ export class IbftBlockImporter {
     return b.number === head.header.number + 1n && equalsBytes(b.parentHash, head.hash)
   }
 
-  async #commit(b: ExecutedBlock, source: CommittedBlock['source'], dropped: PoolTx[]): Promise<void> {
-    const { store, syncWrites } = this.#opts
+  async #commit(
+    b: ExecutedBlock,
+    source: CommittedBlock['source'],
+    dropped: PoolTx[],
+    durable = this.#opts.syncWrites,
+  ): Promise<ChainBlock> {
+    const { store } = this.#opts
     const block = await store.commitBlock(
       {
         hash: b.hash,
@@ -388,9 +471,10 @@ export class IbftBlockImporter {
         activity: b.activity,
       },
       b.trie,
-      syncWrites,
+      durable,
     )
     this.#opts.onCommitted({ block, source, dropped })
+    return block
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {

@@ -119,13 +119,21 @@ export async function startIbftNetwork(deps: IbftNetworkDeps): Promise<RunningNe
     consent?.onHead(n)
     if (source === 'consensus') network?.announce(block)
   }
-  const importer = new IbftBlockImporter({ store, common, baseFeeRecipient, syncWrites: true, spans, onCommitted })
+  const importer = new IbftBlockImporter({
+    store,
+    common,
+    baseFeeRecipient,
+    syncWrites: true,
+    spans,
+    onCommitted,
+    pooled: (hashHex) => pool.get(hashHex),
+  })
   network = await ChainNetwork.start({
     config: config.p2p,
     datadir: config.datadir,
     store,
     pool,
-    importBlock: (bytes) => importer.importSealed(bytes),
+    importBlock: (bytes, durable) => importer.importSealed(bytes, { durable }),
     log,
   })
   const net = network

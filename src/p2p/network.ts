@@ -33,8 +33,8 @@ export interface ChainNetworkOptions {
   datadir: string
   store: ChainStore
   pool: TxPool
-  /** Verifies and commits a decided block from a peer. */
-  importBlock(bytes: Uint8Array): Promise<'imported' | 'known'>
+  /** Verifies and commits a decided block from a peer (`durable` false: no fsync needed, see BlockSyncOptions). */
+  importBlock(bytes: Uint8Array, durable: boolean): Promise<'imported' | 'known'>
   log: Logger
 }
 

@@ -30,6 +30,10 @@ import {
 
 /** Peers' heads are asked for this often (announcements normally keep them current between polls). */
 export const SYNC_STATUS_INTERVAL_MS = 3_000
+/** Range requests out at once while catching up: the next ranges arrive while one is imported (≤ 8 × 64 blocks buffered). */
+export const SYNC_MAX_RANGES_IN_FLIGHT = 8
+/** Range requests out to one peer at once (inside the peer's P2P_MAX_INBOUND_STREAMS): several peers share the window. */
+export const SYNC_RANGES_PER_PEER = 4
 
 /** eth_syncing's object while catching up. */
 export interface SyncStatus {
@@ -42,8 +46,11 @@ export interface BlockSyncOptions {
   host: P2pHost
   names: ProtocolNames
   store: ChainStore
-  /** Verifies and commits a decided block (RLP [header, txs, uncles, withdrawals?]). */
-  importBlock(bytes: Uint8Array): Promise<'imported' | 'known'>
+  /**
+   * Verifies and commits a decided block (RLP [header, txs, uncles, withdrawals?]). `durable`
+   * false: the commit need not be fsynced (a later durable one of the same range covers it).
+   */
+  importBlock(bytes: Uint8Array, durable: boolean): Promise<'imported' | 'known'>
   log: Logger
 }
 
@@ -142,53 +149,163 @@ export class BlockSync {
     })
   }
 
-  /** The connected peer with the highest head above ours that we still trust, if any. */
-  #bestPeer(head: bigint): [string, bigint] | undefined {
+  /** Connected peers we still trust whose head is above `head`, with their heads. */
+  #aheadPeers(head: bigint): Map<string, bigint> {
     const connected = new Set(this.#o.host.peers())
-    let best: [string, bigint] | undefined
+    const ahead = new Map<string, bigint>()
     for (const [peer, h] of this.#heads) {
       if (h <= head || !connected.has(peer)) continue
       const bad = this.#distrusted.get(peer)
       if (bad !== undefined && h <= bad) continue
-      if (best === undefined || h > best[1]) best = [peer, h]
+      ahead.set(peer, h)
     }
-    return best
+    return ahead
   }
 
+  /**
+   * The catch-up loop: ranges requested ahead of the import (RangeWindow), imported in order.
+   * Any surprise — a failed or empty response, a short one, a bad block, the head moved by
+   * consensus — drops the window and the next turn requests again from head + 1.
+   */
   async #loop(): Promise<void> {
-    const { store, host, names, log } = this.#o
+    const { store, log } = this.#o
+    const window = new RangeWindow()
     for (;;) {
       const head = store.head.header.number
-      const best = this.#bestPeer(head)
-      if (best === undefined) return
-      const [peer, peerHead] = best
+      const ahead = this.#aheadPeers(head)
+      if (ahead.size === 0) return
       this.#startingBlock ??= head
-      const count = Number(
-        peerHead - head < BigInt(SYNC_MAX_BLOCKS_PER_REQUEST) ? peerHead - head : BigInt(SYNC_MAX_BLOCKS_PER_REQUEST),
-      )
-      if (peerHead - head > 1n)
-        log.info(`sync: fetching blocks ${head + 1n}…${head + BigInt(count)} of ${peerHead} from ${peer}`)
-      let frames: Uint8Array[]
-      try {
-        frames = await host.request(peer, names.blocks, encodeRangeRequest({ from: head + 1n, count }), count)
-      } catch (err) {
-        log.debug(`sync: blocks from ${peer}: ${(err as Error).message}`)
-        this.#heads.delete(peer)
+      window.keepFrom(head + 1n)
+      this.#fill(window, ahead)
+      const range = window.first()
+      if (range === undefined) return
+      const result = await range.result
+      window.remove(range)
+      if (store.head.header.number !== head) continue // consensus committed meanwhile: realign
+      if ('error' in result) {
+        log.debug(`sync: blocks from ${range.peer}: ${result.error.message}`)
+        this.#heads.delete(range.peer)
+        window.clear()
         continue
       }
+      const frames = result.frames
       if (frames.length === 0) {
-        this.#heads.set(peer, head) // it no longer has what it announced (or lied)
+        this.#heads.set(range.peer, head) // it no longer has what it announced (or lied)
+        window.clear()
         continue
       }
-      for (const frame of frames) {
+      if (frames.length < range.count) window.clear() // the rest is asked again from the new head
+      for (let i = 0; i < frames.length; i++) {
         try {
-          await this.#o.importBlock(frame)
+          await this.#o.importBlock(frames[i] as Uint8Array, i === frames.length - 1)
         } catch (err) {
-          log.warn(`sync: block from ${peer} rejected: ${(err as Error).message}`)
-          this.#distrusted.set(peer, peerHead)
+          log.warn(`sync: block from ${range.peer} rejected: ${(err as Error).message}`)
+          this.#distrusted.set(range.peer, ahead.get(range.peer) ?? head)
+          window.clear()
           break
         }
       }
+    }
+  }
+
+  /**
+   * Requests ranges after the window's end until SYNC_MAX_RANGES_IN_FLIGHT are out, each from
+   * the peer with the fewest in flight (at most SYNC_RANGES_PER_PEER) among those that have it.
+   */
+  #fill(window: RangeWindow, ahead: Map<string, bigint>): void {
+    const { host, names, log } = this.#o
+    while (window.size < SYNC_MAX_RANGES_IN_FLIGHT) {
+      const from = window.next
+      let peer: string | undefined
+      let peerHead = 0n
+      for (const [p, h] of ahead) {
+        if (h < from || window.inFlight(p) >= SYNC_RANGES_PER_PEER) continue
+        if (
+          peer === undefined ||
+          window.inFlight(p) < window.inFlight(peer) ||
+          (window.inFlight(p) === window.inFlight(peer) && h > peerHead)
+        ) {
+          peer = p
+          peerHead = h
+        }
+      }
+      if (peer === undefined) return
+      const left = peerHead - from + 1n
+      const count = Number(left < BigInt(SYNC_MAX_BLOCKS_PER_REQUEST) ? left : BigInt(SYNC_MAX_BLOCKS_PER_REQUEST))
+      if (from === this.#o.store.head.header.number + 1n && peerHead - from > 0n)
+        log.info(`sync: fetching blocks ${from}… of ${this.#highest(from - 1n)} from ${ahead.size} peer(s)`)
+      const result = host.request(peer, names.blocks, encodeRangeRequest({ from, count }), count).then(
+        (frames) => ({ frames }),
+        (error: Error) => ({ error }),
+      )
+      window.add({ from, count, peer, result })
+    }
+  }
+}
+
+/** A range request out to a peer; its result never rejects. */
+export interface RangeFetch {
+  from: bigint
+  count: number
+  peer: string
+  result: Promise<{ frames: Uint8Array[] } | { error: Error }>
+}
+
+/**
+ * The ranges requested ahead of the import, contiguous from the first: `next` is the block after
+ * the last one asked for. Dropped ranges still complete; nobody reads their frames.
+ */
+export class RangeWindow {
+  readonly #ranges: RangeFetch[] = []
+  #next = 0n
+
+  get size(): number {
+    return this.#ranges.length
+  }
+
+  /** The first block not yet asked for. */
+  get next(): bigint {
+    return this.#next
+  }
+
+  first(): RangeFetch | undefined {
+    return this.#ranges[0]
+  }
+
+  inFlight(peer: string): number {
+    let n = 0
+    for (const r of this.#ranges) if (r.peer === peer) n++
+    return n
+  }
+
+  add(r: RangeFetch): void {
+    this.#ranges.push(r)
+    this.#next = r.from + BigInt(r.count)
+  }
+
+  remove(r: RangeFetch): void {
+    const i = this.#ranges.indexOf(r)
+    if (i >= 0) this.#ranges.splice(i, 1)
+  }
+
+  clear(): void {
+    this.#ranges.length = 0
+  }
+
+  /**
+   * Aligns the window with the import: ranges wholly below `from` go; when the first left does not
+   * hold `from` (or none is left) the window restarts at `from`.
+   */
+  keepFrom(from: bigint): void {
+    while (
+      this.#ranges.length > 0 &&
+      (this.#ranges[0] as RangeFetch).from + BigInt((this.#ranges[0] as RangeFetch).count) <= from
+    )
+      this.#ranges.shift()
+    const first = this.#ranges[0]
+    if (first === undefined || first.from > from) {
+      this.#ranges.length = 0
+      this.#next = from
     }
   }
 }
