@@ -8,7 +8,11 @@
  * Gossip message ids: on content-addressed topics (transactions, block announcements) the id is
  * sha256(topic ‖ data), so the same transaction or announcement published by several nodes
  * travels once; on the IBFT topic it also covers the publisher and sequence number, so a
- * deliberately repeated message (a re-sent ROUND_CHANGE) is delivered again.
+ * deliberately repeated message (a re-sent ROUND_CHANGE) is delivered again. A copy of a message
+ * already seen is recognised by the same id computed on the received frame (`fastMsgIdFn`), before
+ * its signature is checked: every node receives each gossiped transaction from each mesh peer, and
+ * the ed25519 check of those copies was ~9% of a validator's main thread under a transfer load
+ * (bench/validators.ts, 2026-11-28).
  */
 import './polyfill.js'
 
@@ -16,7 +20,7 @@ import { createHash } from 'node:crypto'
 
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
-import { type GossipSub, gossipsub, type Message } from '@libp2p/gossipsub'
+import { type GossipSub, type GossipsubOpts, gossipsub, type Message } from '@libp2p/gossipsub'
 import { identify } from '@libp2p/identify'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { tcp } from '@libp2p/tcp'
@@ -88,14 +92,7 @@ export class P2pHost {
       connectionManager: { maxConnections: P2P_MAX_CONNECTIONS },
       services: {
         identify: identify(),
-        pubsub: gossipsub({
-          allowPublishToZeroTopicPeers: true,
-          ignoreDuplicatePublishError: true,
-          emitSelf: false,
-          floodPublish: true,
-          maxInboundDataLength: P2P_MAX_FRAME_BYTES,
-          msgIdFn: (msg: Message) => messageId(msg, content),
-        }),
+        pubsub: gossipsub(gossipOptions(content)),
       },
     })
     const host = new P2pHost(node, opts)
@@ -216,6 +213,38 @@ async function readFirstFrame(stream: Stream): Promise<Uint8Array | undefined> {
   for await (const frame of lp.decode(stream, { maxDataLength: P2P_MAX_FRAME_BYTES })) return frame.subarray()
   return undefined
 }
+
+/** The gossipsub options of every host: message ids as in the module doc, copies dropped before their signature check. */
+export function gossipOptions(contentTopics: Set<string>): Partial<GossipsubOpts> {
+  return {
+    allowPublishToZeroTopicPeers: true,
+    ignoreDuplicatePublishError: true,
+    emitSelf: false,
+    floodPublish: true,
+    maxInboundDataLength: P2P_MAX_FRAME_BYTES,
+    msgIdFn: (msg: Message) => messageId(msg, contentTopics),
+    fastMsgIdFn: (msg) => fastMessageId(msg, contentTopics),
+  }
+}
+
+/**
+ * The id of a received frame before validation: what messageId covers (topic and data; the
+ * publisher and sequence number off content topics), never the signature. gossipsub caches it
+ * only for a message that passed validation, so a frame with this id is a copy of one delivered
+ * already (a forged signature on a copy changes nothing: the copy is dropped).
+ */
+export function fastMessageId(
+  msg: { topic: string; data?: Uint8Array; from?: Uint8Array; seqno?: Uint8Array },
+  contentTopics: Set<string>,
+): string {
+  const h = createHash('sha256')
+    .update(msg.topic)
+    .update(msg.data ?? EMPTY)
+  if (!contentTopics.has(msg.topic)) h.update(msg.from ?? EMPTY).update(msg.seqno ?? EMPTY)
+  return h.digest('base64')
+}
+
+const EMPTY = new Uint8Array(0)
 
 function messageId(msg: Message, contentTopics: Set<string>): Uint8Array {
   const h = createHash('sha256').update(msg.topic).update(msg.data)
