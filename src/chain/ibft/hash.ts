@@ -4,7 +4,7 @@
  * is fixed does not change it.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from 'ethereum-cryptography/keccak.js'
+import { keccak256 } from '../../util/keccak.js'
 
 import { IbftExtraError } from './errors.js'
 import { type IbftExtra, blankedExtra, decodeExtra } from './extra.js'

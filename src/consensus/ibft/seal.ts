@@ -8,7 +8,7 @@
  * `hash` is the IBFT block hash (ibftBlockHash), which ignores the seals and the round.
  */
 import { bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util'
-import { keccak256 } from 'ethereum-cryptography/keccak.js'
+import { keccak256 } from '../../util/keccak.js'
 import secp256k1 from 'secp256k1'
 
 import { IbftSealError, type IbftSealErrorReason } from './errors.js'
