@@ -1,6 +1,6 @@
 /**
  * ChainNetwork: everything an ibex node does over libp2p, on top of P2pHost — transaction gossip
- * (our pool's new pending transactions out, peers' into our pool), announcement and fetch of
+ * (our pool's new pending transactions out in batches (txGossip.ts), peers' into our pool), announcement and fetch of
  * pending transactions by hash (txSync.ts: what gossip missed reaches every peer that lacks it),
  * IBFT consensus messages, announcements of inserted blocks, and block sync (sync.ts). It is also
  * what net_peerCount, net_listening and eth_syncing read.
@@ -17,6 +17,7 @@ import { loadNodeKey } from './identity.js'
 import { decodeBlockRef, encodeBlockRef, type ProtocolNames, protocolNames } from './protocol.js'
 import { BlockSync, type SyncStatus } from './sync.js'
 import { TX_ANNOUNCE_INTERVAL_MS, TxSync } from './txSync.js'
+import { decodeTxBatch, TxGossipBatcher } from './txGossip.js'
 
 /** Hashes of transactions that came from peers (gossip or fetch), remembered so that our pool's "new pending" echo does not gossip them back. */
 export const TX_GOSSIP_SEEN_MAX = 16_384
@@ -45,11 +46,13 @@ export class ChainNetwork implements NetworkInfo {
   readonly #txSync: TxSync
   readonly #o: ChainNetworkOptions
   readonly #fromGossip = new Set<string>()
+  readonly #batcher: TxGossipBatcher
 
   private constructor(host: P2pHost, names: ProtocolNames, opts: ChainNetworkOptions) {
     this.host = host
     this.names = names
     this.#o = opts
+    this.#batcher = new TxGossipBatcher((batch) => host.publish(names.txBatchTopic, batch))
     this.#sync = new BlockSync({ host, names, store: opts.store, importBlock: opts.importBlock, log: opts.log })
     this.#txSync = new TxSync({
       host,
@@ -68,7 +71,7 @@ export class ChainNetwork implements NetworkInfo {
       port: opts.config.port,
       bootnodes: opts.config.bootnodes,
       privateKey: await loadNodeKey(opts.datadir),
-      contentTopics: [names.txTopic, names.blockTopic],
+      contentTopics: [names.txTopic, names.txBatchTopic, names.blockTopic],
       log: opts.log,
     })
     const net = new ChainNetwork(host, names, opts)
@@ -87,12 +90,16 @@ export class ChainNetwork implements NetworkInfo {
   #joinTopics(): void {
     const { pool } = this.#o
     const { host, names } = this
+    // single transactions: what nodes before batching (txGossip.ts) send
     host.subscribe(names.txTopic, (raw) => void this.#admit(raw, bytesToHex(keccak256(raw))))
+    host.subscribe(names.txBatchTopic, (data) => {
+      for (const raw of decodeTxBatch(data) ?? []) void this.#admit(raw, bytesToHex(keccak256(raw)))
+    })
     pool.onNewTx((ptx) => {
       if (this.#fromGossip.delete(ptx.hashHex)) return
       // a transaction gossiped to nobody is marked seen and never sent again: it is left to the
       // announcements (txSync.ts), which reach each peer as it connects
-      if (host.subscriberCount(names.txTopic) > 0) host.publish(names.txTopic, ptx.tx.serialize())
+      if (host.subscriberCount(names.txBatchTopic) > 0) this.#batcher.add(ptx.tx.serialize())
     })
     host.subscribe(names.blockTopic, (data, from) => {
       const ref = decodeBlockRef(data)
@@ -151,6 +158,7 @@ export class ChainNetwork implements NetworkInfo {
   }
 
   async stop(): Promise<void> {
+    this.#batcher.stop()
     this.#sync.stop()
     this.#txSync.stop()
     await this.host.stop()

@@ -2,7 +2,9 @@
  * What ibex nodes say to each other over libp2p: gossip topics and request/response protocols,
  * all namespaced by the first 8 bytes of the genesis hash so that two networks never mix.
  *
- *   gossip  /ibex/<g>/tx/1        raw signed transaction (as eth_sendRawTransaction takes it)
+ *   gossip  /ibex/<g>/txs/1       RLP([raw…]): raw signed transactions (as eth_sendRawTransaction
+ *                                 takes them), the batches of src/p2p/txGossip.ts
+ *           /ibex/<g>/tx/1        one raw signed transaction (sent by nodes before batching; taken)
  *           /ibex/<g>/ibft/1      IBFT consensus message (src/consensus/ibft/messages.ts)
  *           /ibex/<g>/block/1     "I have block n": RLP([number, hash]) after a node inserts it
  *   streams /ibex/<g>/status/1            → RLP([headNumber, headHash])
@@ -30,6 +32,7 @@ export const TX_FETCH_MAX_HASHES = 256
 
 export interface ProtocolNames {
   txTopic: string
+  txBatchTopic: string
   ibftTopic: string
   blockTopic: string
   status: string
@@ -43,6 +46,7 @@ export function protocolNames(genesisHash: Uint8Array): ProtocolNames {
   const g = bytesToHex(genesisHash.subarray(0, 8)).slice(2)
   return {
     txTopic: `/ibex/${g}/tx/1`,
+    txBatchTopic: `/ibex/${g}/txs/1`,
     ibftTopic: `/ibex/${g}/ibft/1`,
     blockTopic: `/ibex/${g}/block/1`,
     status: `/ibex/${g}/status/1`,
