@@ -6,9 +6,14 @@
  *              ◀── block announcements (gossip)
  *        │ some peer is ahead of our head
  *        ▼
- *   loop: ask the highest peer for blocks head+1 … (≤ SYNC_MAX_BLOCKS_PER_REQUEST per request)
- *         ─▶ importSealed each (committed seals checked against the validator set, executed,
- *            roots compared, committed atomically) ─▶ until no peer is ahead
+ *   loop: keep up to SYNC_MAX_RANGES_IN_FLIGHT range requests out ahead of the import
+ *         (RangeWindow: contiguous ranges of ≤ SYNC_MAX_BLOCKS_PER_REQUEST from head+1, each to
+ *         the trusted peer ahead with the fewest out, ≤ SYNC_RANGES_PER_PEER per peer)
+ *         ─▶ the range holding head+1 ─▶ importSealed each block in order (committed seals
+ *            checked against the validator set, executed, roots compared, committed
+ *            atomically; only a range's last block fsynced) ─▶ until no peer is ahead
+ *   a failed, empty or short answer, a rejected block or a head moved by consensus drops the
+ *   window: the next turn asks again from head+1 (nothing is imported out of order or twice)
  *   a peer that serves an invalid block is not asked again until it announces a newer head
  *
  * It also serves the same two requests to others. While the loop runs, `status()` is the
