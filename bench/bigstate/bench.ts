@@ -5,6 +5,7 @@
  *
  *   npm run bench:bigstate -- [--big DIR] [--small DIR] [--accounts N --contracts N --txs N
  *     --blocks N --senders N] [--seconds 10] [--turns 2] [--out bench/results]
+ *     ["--ibex-node-flags=--cpu-prof --cpu-prof-dir=DIR"]
  *
  * --big / --small name directories generated before (`npm run bench:bigstate:gen`); a missing one
  * is generated into a scratch directory first (the big one at the size flags, the small one at
@@ -18,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { generate, type Summary } from '../load/index.js'
+import { ibexNodeFlags } from '../peers/ibex.js'
 import { RssSampler, stopAll, treeRssMiB } from '../peers/process.js'
 import { RESULTS_DIR } from '../repo.js'
 import { type BigStateManifest, bigStatePaths, generateBigState, readManifest } from './generate.js'
@@ -59,8 +61,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     turns: { type: 'string', default: '2' },
     out: { type: 'string', default: RESULTS_DIR },
+    'ibex-node-flags': { type: 'string', default: '' },
   },
 })
+ibexNodeFlags.push(...(values['ibex-node-flags'] as string).split(' ').filter(Boolean))
 const started = Date.now()
 const log = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`)
 const scratch = mkdtempSync(join(tmpdir(), 'ibex-bigstate-'))

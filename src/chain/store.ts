@@ -59,6 +59,20 @@ export interface ChainBlock {
   totalDifficulty: bigint
 }
 
+/** Decoders of the stored blocks' transactions, one at a time (see blockTransaction). */
+const lazyTransactions = new WeakMap<ChainBlock, (index: number) => TypedTransaction>()
+
+/**
+ * Transaction `index` of `block`, or undefined past its end. A block read from the store decodes
+ * only this one (the rest stay bytes until asked for); any other block answers from its list.
+ */
+export function blockTransaction(block: ChainBlock, index: number): TypedTransaction | undefined {
+  const decode = lazyTransactions.get(block)
+  if (decode === undefined) return block.transactions[index]
+  if (!Number.isInteger(index) || index < 0 || index >= block.transactionBytes.length) return undefined
+  return decode(index)
+}
+
 export interface NewBlock {
   hash: Uint8Array
   headerRaw: Uint8Array[]
@@ -344,26 +358,39 @@ export class ChainStore {
     })
     const body = RLP.decode(bodyBytes) as unknown as [unknown[], Uint8Array[][], Uint8Array[][]?]
     const txOpts = { common: header.common }
-    const transactionBytes: Uint8Array[] = []
+    const raw = body[0] as (Uint8Array | Uint8Array[])[]
+    const transactionBytes = raw.map((t) => (Array.isArray(t) ? RLP.encode(t) : t))
     // transactions the caller decoded under another fork than the block's are decoded again
     const hardfork = header.common.hardfork()
     const reused = decoded?.every((tx) => tx.common.hardfork() === hardfork) ? decoded : undefined
-    const transactions = (body[0] as (Uint8Array | Uint8Array[])[]).map((t, i) => {
-      transactionBytes.push(Array.isArray(t) ? RLP.encode(t) : t)
-      return reused?.[i] ?? createTxFromBlockBodyData(t, txOpts)
-    })
-    const withdrawals = body[2]
-    return {
+    // decoded on first use, one at a time: a receipt or a lookup by hash needs one of a block's
+    // transactions, and building every ethereumjs object of a full block cost ~4 ms (issue 22)
+    const one: (TypedTransaction | undefined)[] = reused === undefined ? new Array(raw.length) : [...reused]
+    const decodeAt = (i: number): TypedTransaction => {
+      let tx = one[i]
+      if (tx === undefined) {
+        tx = createTxFromBlockBodyData(raw[i] as Uint8Array, txOpts)
+        one[i] = tx
+      }
+      return tx
+    }
+    let all: TypedTransaction[] | undefined = reused
+    const block: ChainBlock = {
       hash,
       header,
       headerRaw,
-      transactions,
+      get transactions(): TypedTransaction[] {
+        all ??= raw.map((_, i) => decodeAt(i))
+        return all
+      },
       transactionBytes,
       uncles: body[1],
-      withdrawals,
+      withdrawals: body[2],
       size: blockSize(headerBytes, bodyBytes),
       totalDifficulty: td,
     }
+    lazyTransactions.set(block, decodeAt)
+    return block
   }
 }
 

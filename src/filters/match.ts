@@ -5,7 +5,7 @@
  */
 import { bloomContains } from '../chain/bloom.js'
 import type { StoredReceipt } from '../chain/receipt.js'
-import type { ChainBlock } from '../chain/store.js'
+import { blockTransaction, type ChainBlock } from '../chain/store.js'
 import { ChainLog, countLogs, type LogBlockInfo } from './chainLog.js'
 
 /** What a log must match: addresses and per-position topics as bytes. */
@@ -69,7 +69,8 @@ export function decodedLogBlock(block: ChainBlock): LogBlock {
     hash: block.hash,
     number: block.header.number,
     timestamp: block.header.timestamp,
-    txHash: (i) => (block.transactions[i] as { hash(): Uint8Array }).hash(),
+    // one transaction decoded per matching log's transaction, not the whole block
+    txHash: (i) => (blockTransaction(block, i) as { hash(): Uint8Array }).hash(),
   }
 }
 

@@ -225,7 +225,7 @@ export function stateBlock(b: Backend, ref: BlockRef): ChainBlock {
 
 /** Senders of a block's transactions, from its stored receipts. */
 export function sendersOf(b: Backend, block: ChainBlock): Uint8Array[] {
-  if (block.transactions.length === 0) return []
+  if (block.transactionBytes.length === 0 && block.transactions.length === 0) return []
   const receipts = b.receipts(block.hash) ?? []
   return receipts.map((r) => r.from)
 }

@@ -86,7 +86,8 @@ function buildBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
           hash: opts.txHashes?.[i],
         }),
       )
-    : block.transactions.map((tx, i) => toData(opts.txHashes?.[i] ?? tx.hash()))
+    : // a stored transaction's hash is the keccak of its bytes in the body: no need to decode it
+      (opts.txHashes ?? block.transactionBytes.map((bytes) => keccak256(bytes))).map((h) => toData(h))
   if (block.withdrawals !== undefined) {
     out.withdrawals = block.withdrawals.map((w) => ({
       index: toQuantity(bytesToBig(w[0] as Uint8Array)),

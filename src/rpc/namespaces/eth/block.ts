@@ -24,11 +24,11 @@ export const blockMethods: MethodTable<Backend> = {
   eth_getBlockByHash: method([Hash, Bool], (b, [hash, full]) => blockResult(b, b.blockByHash(hash), full)),
   eth_getBlockTransactionCountByNumber: method([BlockNumber], (b, [ref]) => {
     const block = resolveBlock(b, ref)
-    return block === undefined ? null : toQuantity(block.transactions.length)
+    return block === undefined ? null : toQuantity(block.transactionBytes.length)
   }),
   eth_getBlockTransactionCountByHash: method([Hash], (b, [hash]) => {
     const block = b.blockByHash(hash)
-    return block === undefined ? null : toQuantity(block.transactions.length)
+    return block === undefined ? null : toQuantity(block.transactionBytes.length)
   }),
   eth_getUncleCountByBlockNumber: method([BlockNumber], (b, [ref]) => {
     const block = resolveBlock(b, ref)

@@ -2,7 +2,7 @@
  * eth_ transaction lookups: by hash, by block and index, receipts. As in geth, a block is named by
  * `rpc.BlockNumber` (tag or number) in the ByBlockNumber methods, and an index is `hexutil.Uint`.
  */
-import type { ChainBlock } from '../../../chain/store.js'
+import { blockTransaction, type ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
 import { formatReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
@@ -12,7 +12,7 @@ import { method, type MethodTable } from '../../types.js'
 
 function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
   if (block === undefined) return null
-  const tx = block.transactions[index]
+  const tx = blockTransaction(block, index)
   if (tx === undefined) return null
   const from = sendersOf(b, block)[index] ?? EMPTY_SENDER
   return formatTransaction(tx, {
@@ -66,7 +66,7 @@ export const transactionMethods: MethodTable<Backend> = {
     if (loc === undefined) return null
     const block = b.blockByHash(loc.blockHash)
     const receipts = block && b.receipts(block.hash)
-    const tx = block?.transactions[loc.index]
+    const tx = block && blockTransaction(block, loc.index)
     if (block === undefined || receipts === undefined || tx === undefined) return null
     return formatReceipt(block, receipts, loc.index, tx)
   }),
