@@ -5,6 +5,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
+import { decodeRlp } from '../util/rlp.js'
 
 export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array]
 
@@ -46,7 +47,7 @@ export function encodeStoredReceipts(receipts: StoredReceipt[]): Uint8Array {
 }
 
 export function decodeStoredReceipts(bytes: Uint8Array): StoredReceipt[] {
-  const list = RLP.decode(bytes) as unknown as Uint8Array[][]
+  const list = decodeRlp(bytes) as unknown as Uint8Array[][]
   return list.map((f) => {
     const statusBytes = f[1] as Uint8Array
     const root = f[2] as Uint8Array

@@ -17,6 +17,7 @@ import { createTxFromBlockBodyData } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
 import type { TrieStore } from '../state/trieStore.js'
 import { memoizeParams } from './commonParams.js'
+import { decodeRlp } from '../util/rlp.js'
 import type { Database } from '../db/db.js'
 import { writeLogIndex } from './logIndex.js'
 import {
@@ -265,7 +266,7 @@ export class ChainStore {
   getTxLocation(txHash: Uint8Array): TxLocation | undefined {
     const bytes = this.db.getSync('txlookup', txHash)
     if (bytes === undefined) return undefined
-    const [num, blockHash, index] = RLP.decode(bytes) as Uint8Array[]
+    const [num, blockHash, index] = decodeRlp(bytes) as Uint8Array[]
     const blockNumber = bytesToBigInt(num as Uint8Array)
     if (this.#head !== undefined && blockNumber > this.#head.header.number) return undefined
     return { blockNumber, blockHash: blockHash as Uint8Array, index: Number(bytesToBigInt(index as Uint8Array)) }
@@ -347,7 +348,7 @@ export class ChainStore {
     td: bigint,
     decoded?: TypedTransaction[],
   ): ChainBlock {
-    const headerRaw = RLP.decode(headerBytes) as Uint8Array[]
+    const headerRaw = decodeRlp(headerBytes) as Uint8Array[]
     const edited = this.#edits ? editedStateRoot(this.db, hash) : undefined
     // the header readers resolve state through carries the edited root; headerRaw stays as sealed
     const fields = edited === undefined ? headerRaw : headerRaw.with(HEADER_STATE_ROOT, edited)
@@ -356,7 +357,7 @@ export class ChainStore {
       setHardfork: true,
       skipConsensusFormatValidation: true,
     })
-    const body = RLP.decode(bodyBytes) as unknown as [unknown[], Uint8Array[][], Uint8Array[][]?]
+    const body = decodeRlp(bodyBytes) as unknown as [unknown[], Uint8Array[][], Uint8Array[][]?]
     const txOpts = { common: header.common }
     const raw = body[0] as (Uint8Array | Uint8Array[])[]
     const transactionBytes = raw.map((t) => (Array.isArray(t) ? RLP.encode(t) : t))

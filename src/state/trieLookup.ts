@@ -14,7 +14,7 @@
  * answer MISSING_NODE, never a guess, and the caller reads through ethereumjs instead. Nodes are
  * content-addressed, so a cached decoded node is valid for every root forever.
  */
-import { RLP } from '@ethereumjs/rlp'
+import { decodeRlp } from '../util/rlp.js'
 import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
 
@@ -54,7 +54,7 @@ function resolve(db: Database, ref: Node): Node[] | typeof MISSING_NODE | undefi
   if (hit !== undefined) return hit
   const raw = db.getSync('trie', ref)
   if (raw === undefined) return MISSING_NODE
-  const node = RLP.decode(raw) as Node
+  const node = decodeRlp(raw) as Node
   if (!Array.isArray(node)) return MISSING_NODE
   remember(key, node)
   return node
