@@ -197,7 +197,7 @@ describe('flags', () => {
     [['start', '--http.port=70000'], 'invalid --http.port "70000": expected an integer 0-65535'],
     [
       ['start', '--http.api', 'eth,foo'],
-      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
+      'invalid --http.api "eth,foo": unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon, trace)',
     ],
     [['start', '--network', 'devnet'], 'invalid --network "devnet": expected one of: dev, testnet, mainnet'],
     [['start', '--block-time', '2m'], 'invalid --block-time "2m": expected a duration such as 0, 2, 1.5, 2s or 500ms'],
@@ -517,7 +517,7 @@ poll_interval = "500ms"
   it.each([
     [
       '[jsonrpc]\napi = ["eth", "foo"]\n',
-      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
+      '[jsonrpc] api: unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon, trace)',
     ],
     ['[jsonrpc]\nport = "abc"\n', '[jsonrpc] port: expected an integer 0-65535, got "abc"'],
     ['[jsonrpc]\nport = 1.5\n', '[jsonrpc] port: expected an integer 0-65535, got 1.5'],

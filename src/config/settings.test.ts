@@ -11,7 +11,7 @@ import { OPTIONAL_SECTIONS, SETTINGS } from './settings.js'
 const load = (...argv: string[]) => loadConfig(argv, {})
 
 /** The dev chain serves debug (cast run), personal (its accounts sign) and anvil's test controls besides the public networks' namespaces. */
-const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots']
+const DEV_APIS = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots', 'trace']
 
 /** Every default as it stood before the settings became one table (mainnet; other presets below). */
 const MAINNET = {

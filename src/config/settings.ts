@@ -121,7 +121,7 @@ const budget = int(0, 1_000_000)
 const LOOPBACK = '127.0.0.1'
 /** Namespaces a public network serves by default, and the dev chain's (jsonrpc.api). */
 const PUBLIC_APIS: readonly RpcNamespace[] = ['eth', 'net', 'web3', 'txpool']
-const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots']
+const DEV_APIS: readonly RpcNamespace[] = [...PUBLIC_APIS, 'debug', 'personal', 'evm', 'anvil', 'hardhat', 'ots', 'trace']
 /** Blocks one anvil_mine may seal: each is a committed, fsynced block (ms each), not one of hardhat's virtual ones. */
 const MINE_MAX_BLOCKS = 10_000
 /** OTS_DEFAULT_MAX_PAGE_SIZE: Otterscan's page and Erigon's default --ots.search.max.pagesize. */
@@ -187,7 +187,7 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'jsonrpc.port', flag: 'http.port', kind: port, default: HTTP_PORT, help: 'JSON-RPC port (0 = any free port)' }),
   // public networks leave debug_* out (tracing is expensive; the spec gates it by configuration); the dev chain
   // serves it (cast run, forge's traces) and personal_* (the dev accounts sign), as anvil and hardhat do
-  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat (the last three only where [dev] cheats is on), testing (testing_buildBlockV1, never by default), bor and validators (the validator layer: spans, committees, validators; never by default), ots (Otterscan\'s API; brings erigon, its erigon_getHeaderByNumber; dev: on)' }),
+  row({ key: 'jsonrpc.api', flag: 'http.api', kind: list(parseNamespaces), default: byPreset((_, network) => [...(network === 'dev' ? DEV_APIS : PUBLIC_APIS)]), help: 'namespaces served, from: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat (the last three only where [dev] cheats is on), testing (testing_buildBlockV1, never by default), bor and validators (the validator layer: spans, committees, validators; never by default), ots (Otterscan\'s API; brings erigon, its erigon_getHeaderByNumber; dev: on), trace (trace_replayTransaction with stateDiff, Otterscan\'s State Diff tab; dev: on)' }),
   row({ key: 'jsonrpc.cors_origins', flag: 'http.corsdomain', kind: list(parseOrigins), default: byPreset((p) => [...p.corsOrigins]), help: 'CORS origins allowed (* = any, empty = no CORS headers)' }),
   row({ key: 'jsonrpc.ws', flag: 'ws', kind: bool, default: true, help: 'accept WebSocket connections on the JSON-RPC port (--ws=false refuses them)' }),
   // geth's limits: any batch a wallet sends fits; one request cannot hold unbounded memory or queue unbounded work

@@ -28,6 +28,7 @@ export type RpcNamespace =
   | 'validators'
   | 'ots'
   | 'erigon'
+  | 'trace'
 
 export interface JsonRpcConfig {
   /** Serve HTTP JSON-RPC at all. */

@@ -106,11 +106,11 @@ describe('lists and names', () => {
     expect(parseNamespaces('eth,net,debug')).toEqual(['eth', 'net', 'debug'])
     expect(parseNamespaces('eth,bor,validators')).toEqual(['eth', 'bor', 'validators'])
     expect(problem(() => parseNamespaces('eth,foo'))).toBe(
-      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
+      'unknown namespace "foo" (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon, trace)',
     )
     expect(problem(() => parseNamespaces('eth,eth'))).toBe('namespace "eth" listed twice')
     expect(problem(() => parseNamespaces(''))).toBe(
-      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon)',
+      'expected at least one namespace (accepted: eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, testing, bor, validators, ots, erigon, trace)',
     )
     expect(problem(() => parseNamespaces('ETH'))).toMatch(/^unknown namespace "ETH"/)
   })

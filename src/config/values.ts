@@ -28,6 +28,8 @@ export const RPC_NAMESPACES: readonly RpcNamespace[] = [
   // Otterscan's API (issue 21): ots_ and erigon_getHeaderByNumber (`ots` serves both)
   'ots',
   'erigon',
+  // trace_replayTransaction's stateDiff, Otterscan's State Diff tab
+  'trace',
 ]
 
 const DECIMAL = /^[0-9]+$/

@@ -18,6 +18,7 @@ import { netNamespace } from './namespaces/net.js'
 import { erigonNamespace, otsNamespace, withImpliedNamespaces } from './namespaces/ots.js'
 import { personalNamespace } from './namespaces/personal.js'
 import { testingNamespace } from './namespaces/testingApi.js'
+import { traceNamespace } from './namespaces/trace.js'
 import { txpoolNamespace } from './namespaces/txpool.js'
 import { validatorsNamespace } from './namespaces/validators.js'
 import { CHEAT_NAMESPACES } from './namespaces/dev/cheats.js'
@@ -60,6 +61,7 @@ export const NAMESPACES: Namespace<Backend>[] = [
   validatorsNamespace,
   otsNamespace,
   erigonNamespace,
+  traceNamespace,
 ]
 
 export async function createRpcServer(deps: BackendDeps, ops: RpcOps = {}): Promise<RunningRpc> {

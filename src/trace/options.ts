@@ -13,7 +13,8 @@ export const DEFAULT_TRACE_TIMEOUT_MS = 5000
 
 /**
  * The tracers. `otsTrace`, `otsInternal` and `otsError` (otsTracer.ts) are the ots_ methods'
- * own: the node asks for them, a client's `tracer` option cannot name them.
+ * own, `parityStateDiff` (stateDiffTracer.ts) trace_replayTransaction's: the node asks for them,
+ * a client's `tracer` option cannot name them.
  */
 export type TracerName =
   | 'structLogger'
@@ -23,6 +24,7 @@ export type TracerName =
   | 'otsTrace'
   | 'otsInternal'
   | 'otsError'
+  | 'parityStateDiff'
 
 export interface StructLoggerConfig {
   enableMemory: boolean

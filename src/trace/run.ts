@@ -32,6 +32,7 @@ import { OtsTracer } from './otsTracer.js'
 import { PrestateTracer } from './prestateTracer.js'
 import { JsonSink, TraceTooLargeError } from './sink.js'
 import { setStepConsumer } from '../evm/stepHook.js'
+import { StateDiffTracer } from './stateDiffTracer.js'
 import { StructLogger } from './structLogger.js'
 import type { Tracer, TxEndContext, TxStartContext } from './types.js'
 
@@ -84,6 +85,8 @@ function newTracer(opts: TraceOptions, sink: JsonSink): Tracer {
     case 'otsInternal':
     case 'otsError':
       return new OtsTracer(opts.tracer, sink)
+    case 'parityStateDiff':
+      return new StateDiffTracer(sink)
     default:
       return new StructLogger(opts.logger, sink)
   }

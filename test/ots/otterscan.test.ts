@@ -9,6 +9,8 @@
  *  - the history of an address only ever touched by internal calls (value a contract forwards to
  *    it), page by page in both directions: complete, newest first, no block split;
  *  - ots_getBlockTransactions pages counted from the block's end (Erigon's order);
+ *  - the State Diff tab's trace_replayTransaction(hash, ["stateDiff"]) (`trace` in `[jsonrpc] api`):
+ *    a contract born with "+", a payment's balances and nonce with "*", untouched accounts left out;
  *  - bad input on every method — unknown hash, malformed address, page beyond the end, huge page
  *    size, wrong JSON kinds — answered -32602 or a clear -32000, never a crash: the node answers
  *    after all of it.
@@ -29,6 +31,7 @@ const BIG_BLOCK_TXS = 5
 
 let node: IbexNode
 let forwarder: Hex
+let forwarderDeploy: Hex
 const target = `0x${'7e'.repeat(20)}` as Hex
 /** Hashes of the payments to `target`, and of the transactions of one block with several. */
 const payments: Hex[] = []
@@ -69,9 +72,10 @@ async function sendAll(raws: Hex[]): Promise<Json[]> {
 const pay = (i: number) => signed(i, forwarder, `0x${target.slice(2).padStart(64, '0')}`, 1n)
 
 beforeAll(async () => {
-  node = await startNode({ port: 'free', args: ['--block-time', '2s', '--http.api', 'eth,net,web3,ots'] })
+  node = await startNode({ port: 'free', args: ['--block-time', '2s', '--http.api', 'eth,net,web3,ots,trace'] })
   const [deployed] = await sendAll([await signed(0, null, FORWARDER_INIT)])
   forwarder = deployed.contractAddress
+  forwarderDeploy = deployed.transactionHash
   // several payments per block from different senders, some blocks with one
   for (let sent = 0; sent < PAYMENTS; ) {
     const batch: Hex[] = []
@@ -141,6 +145,9 @@ describe("Otterscan's connect probe", () => {
     const plain = await startNode({ port: 'free', args: ['--http.api', 'eth,net,web3'] })
     expect((await rpcResponse(plain.url, 'ots_getApiLevel')).error?.code).toBe(-32601)
     expect((await rpcResponse(plain.url, 'erigon_getHeaderByNumber', ['latest'])).error?.code).toBe(-32601)
+    expect((await rpcResponse(plain.url, 'trace_replayTransaction', [payments[0], ['stateDiff']])).error?.code).toBe(
+      -32601,
+    )
     const erigon = await startNode({ port: 'free', args: ['--http.api', 'eth,erigon'] })
     expect((await rpcResponse(erigon.url, 'erigon_getHeaderByNumber', ['latest'])).result).toBeTruthy()
     expect((await rpcResponse(erigon.url, 'ots_getApiLevel')).error?.code).toBe(-32601)
@@ -201,6 +208,55 @@ describe('address history of an address touched only by internal calls', () => {
       ['CALL', 0, forwarder],
       ['CALL', 1, target],
     ])
+  })
+})
+
+describe("the State Diff tab: trace_replayTransaction(hash, ['stateDiff'])", () => {
+  const replay = (hash: Hex) => rpc(node.url, 'trace_replayTransaction', [hash, ['stateDiff']])
+  const sender = (i: number) => DEV_ACCOUNTS[i].address.toLowerCase()
+
+  it('shows a deployed contract born ("+": its code, nonce 1) and the deployer paying gas', async () => {
+    const r = await replay(forwarderDeploy)
+    expect(r.trace).toEqual([])
+    expect(r.vmTrace).toBeNull()
+    const runtime = `0x${FORWARDER_INIT.slice(2 + 2 * 11)}`
+    expect(r.output).toBe(runtime)
+    expect(r.stateDiff[forwarder.toLowerCase()]).toEqual({
+      balance: { '+': '0x0' },
+      code: { '+': runtime },
+      nonce: { '+': '0x1' },
+      storage: {},
+    })
+    const deployer = r.stateDiff[sender(0)]
+    expect(deployer.nonce).toEqual({ '*': { from: '0x0', to: '0x1' } })
+    expect(BigInt(deployer.balance['*'].to)).toBeLessThan(BigInt(deployer.balance['*'].from))
+    expect(deployer.code).toBe('=')
+  })
+
+  it("shows a forwarded payment: the sender's balance and nonce, the target born with the value; the forwarder, unchanged, left out", async () => {
+    const { stateDiff } = await replay(payments[0])
+    expect(stateDiff[target]).toEqual({
+      balance: { '+': '0x1' },
+      code: { '+': '0x' },
+      nonce: { '+': '0x0' },
+      storage: {},
+    })
+    expect(stateDiff[sender(1)].nonce).toEqual({ '*': { from: '0x0', to: '0x1' } })
+    expect(stateDiff[forwarder.toLowerCase()]).toBeUndefined()
+    // every entry in the shape Otterscan's StateDiff.tsx reads: "=", or one of "*", "+", "-"
+    for (const account of Object.values(stateDiff) as Json[]) {
+      for (const field of ['balance', 'code', 'nonce']) {
+        const change = account[field]
+        expect(change === '=' || ['*', '+', '-'].includes(Object.keys(change).join())).toBe(true)
+      }
+    }
+  })
+
+  it('answers null for an unknown transaction and -32602 for trace types it does not serve', async () => {
+    expect(await rpc(node.url, 'trace_replayTransaction', [`0x${'ab'.repeat(32)}`, ['stateDiff']])).toBeNull()
+    const vm = await rpcResponse(node.url, 'trace_replayTransaction', [payments[0], ['vmTrace']])
+    expect(vm.error?.code).toBe(-32602)
+    expect(vm.error?.message).toMatch(/trace type vmTrace is not served/)
   })
 })
 
