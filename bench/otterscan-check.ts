@@ -16,7 +16,7 @@
  *      server, Sourcify at a local stub answering 404 = "not verified");
  *   3. opens each page in Chromium and waits for what it must show; every console error, uncaught
  *      exception, JSON-RPC error answer and request to a third-party origin is recorded per page;
- *   4. prints one PASS/FAIL line per page with its problems, writes 1280x800 screenshots to
+ *   4. prints one PASS/FAIL line per page with its problems, writes 1280x800 screenshots of one page of each kind to
  *      --out (default docs/otterscan/), stops the node and the server it started, exits 1 on a FAIL.
  *
  * --keep leaves node and server running after the check (Ctrl-C stops them) to look around by hand.
@@ -423,6 +423,10 @@ interface Check {
   methods?: string[]
   /** Further checks of the rendered page; a thrown error fails the page. */
   verify?: (page: Page) => Promise<void>
+  /** Saved as <out>/<name>.png (the committed set: one page of each kind). */
+  shot?: boolean
+  /** A gap ibex knows of: the page is expected to fail for this reason (KNOWN, not FAIL; PASS says it is gone). */
+  known?: string
 }
 
 interface Result {
@@ -457,9 +461,10 @@ async function runCheck(page: Page, origin: string, check: Check, log: PageLog, 
   for (const m of check.methods ?? []) {
     if (!log.calls.some((c) => c.method === m)) problems.push(`never called ${m}`)
   }
-  await page
-    .screenshot({ path: join(out, `${check.name}.png`) })
-    .catch((e) => problems.push(`screenshot: ${(e as Error).message}`))
+  if (check.shot === true)
+    await page
+      .screenshot({ path: join(out, `${check.name}.png`) })
+      .catch((e) => problems.push(`screenshot: ${(e as Error).message}`))
   problems.push(...log.rpcErrors.map((e) => `rpc error: ${e}`))
   problems.push(...log.console.map((e) => `console: ${e}`))
   problems.push(...log.failedRequests.map((e) => `request failed: ${e}`))
@@ -524,12 +529,14 @@ function checks(a: Activity): Check[] {
   return [
     {
       name: 'home',
+      shot: true,
       path: '/',
       texts: [/Otterscan on ibex/i, /Latest block/i],
       methods: ['eth_blockNumber', 'erigon_getHeaderByNumber', 'ots_getApiLevel'],
     },
     {
       name: 'block',
+      shot: true,
       path: `/block/${a.busyBlock}`,
       texts: [`${a.busyBlock}`, /6 transactions in this block/, /Gas Used/],
       methods: ['ots_getBlockDetails'],
@@ -547,6 +554,7 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'block-transactions',
+      shot: true,
       path: `/block/${a.busyBlock}/txs`,
       texts: [/A total of 6 transactions found/],
       methods: ['ots_getBlockTransactions'],
@@ -568,6 +576,7 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'tx-overview',
+      shot: true,
       path: tx(a.routed),
       texts: [
         a.routed.transactionHash,
@@ -581,23 +590,28 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'tx-logs',
+      shot: true,
       path: `${tx(a.routed)}/logs`,
       texts: [/Logs \(2\)/, /Transfer\(address indexed/, /Routed\(address indexed/],
     },
     {
       name: 'tx-trace',
+      shot: true,
       path: `${tx(a.routed)}/trace`,
       texts: [/transferFrom/, /<fallback>/],
       methods: ['ots_traceTransaction'],
     },
     {
       name: 'tx-state-diff',
+      shot: true,
       path: `${tx(a.routed)}/statediff`,
-      texts: [/storage/i],
+      // the router: the token it called and the value it forwarded leave its own balance and storage as they were
+      texts: [/storage/, /Otter Check Token/, new RegExp(a.routedTo, 'i')],
       methods: ['trace_replayTransaction'],
     },
     {
       name: 'tx-internal-ops',
+      shot: true,
       path: tx(a.spawn),
       texts: [/CREATE/, /SELF DESTRUCT/, new RegExp(a.child, 'i')],
       methods: ['ots_getInternalOperations'],
@@ -615,15 +629,27 @@ function checks(a: Activity): Check[] {
     { name: 'tx-contract-creation', path: tx(a.tokenDeploy), texts: [/Success/, /Otter Check Token/] },
     {
       name: 'tx-revert',
+      shot: true,
       path: tx(a.revert),
       texts: [/Fail with revert message/, "'CheckToken: balance too low'"],
       methods: ['ots_getTransactionError'],
     },
     {
       name: 'tx-nested-revert',
+      shot: true,
       path: tx(a.nestedRevert),
       texts: [/Fail with revert message/, "'CheckToken: allowance too low'"],
       methods: ['ots_getTransactionError'],
+    },
+    {
+      name: 'tx-revert-trace',
+      path: tx(a.nestedRevert),
+      act: async (page) => {
+        await page.getByText('Show Revert Trace').click({ timeout: PAGE_TIMEOUT_MS })
+      },
+      texts: [/Revert trace:/, new RegExp(a.token, 'i')],
+      methods: ['trace_replayTransaction'],
+      known: 'the revert trace needs trace_replayTransaction with vmTrace, which ibex does not serve (stateDiff only)',
     },
     {
       name: 'tx-nested-revert-trace',
@@ -633,6 +659,7 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'address',
+      shot: true,
       path: `/address/${a.busySender}`,
       texts: [/Transactions sent:/, new RegExp(`^${byNonce.length}$`)],
       methods: ['ots_searchTransactionsBefore', 'eth_getTransactionCount'],
@@ -690,6 +717,7 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'contract-creator',
+      shot: true,
       path: `/address/${a.child}`,
       texts: [/Contract creator:/, a.spawn.transactionHash],
       methods: ['ots_getContractCreator', 'ots_hasCode'],
@@ -707,6 +735,7 @@ function checks(a: Activity): Check[] {
     },
     {
       name: 'nonce',
+      shot: true,
       path: `/address/${a.busySender}?nonce=${busyNonce}`,
       texts: [/Transaction Details/],
       methods: ['ots_getTransactionBySenderAndNonce'],
@@ -749,6 +778,29 @@ function checks(a: Activity): Check[] {
         )
       },
       texts: [/Transaction Details/],
+    },
+    {
+      name: 'block-genesis',
+      path: '/block/0',
+      texts: [/Block Height:/, /0 transactions in this block/],
+      methods: ['ots_getBlockDetails'],
+    },
+    {
+      name: 'live-blocks',
+      path: '/special/liveBlocks',
+      texts: [new RegExp(`${a.busyBlock}`)],
+      methods: ['erigon_getHeaderByNumber'],
+    },
+    {
+      name: 'search-tx',
+      act: async (page) => {
+        await page.goto(origin(page))
+        const box = page.locator('[data-test="home-search-input"]')
+        await box.fill(a.revert.transactionHash)
+        await box.press('Enter')
+        await page.waitForURL(new RegExp(`/tx/${a.revert.transactionHash}$`, 'i'), { timeout: PAGE_TIMEOUT_MS })
+      },
+      texts: [/CheckToken: balance too low/],
     },
     {
       name: 'search-block',
@@ -798,11 +850,15 @@ async function main(): Promise<void> {
     watch(browser, page, nodeOrigin, () => log)
     const results: Result[] = []
     const only = process.env.OTTERSCAN_ONLY?.split(',')
-    for (const check of checks(activity).filter((c) => only === undefined || only.includes(c.name))) {
+    const checksRun = checks(activity).filter((c) => only === undefined || only.includes(c.name))
+    for (const check of checksRun) {
       log = newLog()
       const r = await runCheck(page, served.origin, check, log, opts.out)
       results.push(r)
-      console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}${check.path ? ` (${check.path})` : ''}`)
+      const verdict = r.ok ? 'PASS' : check.known !== undefined ? 'KNOWN' : 'FAIL'
+      console.log(
+        `${verdict} ${r.name}${check.path ? ` (${check.path})` : ''}${check.known !== undefined ? ` — known gap: ${check.known}` : ''}`,
+      )
       for (const p of r.problems) console.log(`     ${p}`)
       if (r.log.expected.length > 0)
         console.log(
@@ -815,8 +871,11 @@ async function main(): Promise<void> {
     }
     if (browser.foreign.length > 0)
       console.log(`requests to third-party origins: ${[...new Set(browser.foreign)].join(', ')}`)
-    const failed = results.filter((r) => !r.ok).length
-    console.log(`${results.length - failed}/${results.length} pages pass; screenshots in ${opts.out}`)
+    const failed = results.filter((r, i) => !r.ok && checksRun[i]?.known === undefined).length
+    const known = results.filter((r, i) => !r.ok && checksRun[i]?.known !== undefined).length
+    console.log(
+      `${results.length - failed - known}/${results.length} pages pass, ${known} known gap(s), ${failed} fail; screenshots in ${opts.out}`,
+    )
     if (opts.keep) {
       console.log('--keep: node and Otterscan stay up; Ctrl-C stops them')
       await new Promise(() => undefined)
