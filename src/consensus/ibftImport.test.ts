@@ -5,7 +5,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createTx } from '@ethereumjs/tx'
-import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { Address, bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { attachSeals, decodeExtra, ibftBlockHash, signCommittedSeal, signProposerSeal } from './ibft/index.js'
@@ -179,9 +179,9 @@ describe('synced blocks in a row (the importer keeps the state of the last one)'
     const third = source.store.getBlockByNumber(3n) as ChainBlock
     const executed = await fresh.importer.verifyProposal(wire(3n), undefined)
     const extra = decodeExtra(third.header.extraData)
-    expect(await fresh.importer.commitDecided(executed, { committedSeals: extra.committedSeals, round: extra.round })).toBe(
-      true,
-    )
+    expect(
+      await fresh.importer.commitDecided(executed, { committedSeals: extra.committedSeals, round: extra.round }),
+    ).toBe(true)
     expect(await fresh.importer.importSealed(wire(4n), { durable: false })).toBe('imported')
     expect(await fresh.importer.importSealed(wire(5n))).toBe('imported')
     expect(fresh.committed.map((c) => c.source)).toEqual(['sync', 'sync', 'consensus', 'sync', 'sync'])
@@ -193,9 +193,74 @@ describe('synced blocks in a row (the importer keeps the state of the last one)'
     }
     // what the kept state wrote is what a fresh reader finds at the head
     const bobAt = async (db: typeof fresh.db, root: Uint8Array) =>
-      (await stateAt(db, fresh.common, root).getAccount(new Address(hexToBytes(bob?.address as `0x${string}`))))?.balance
+      (await stateAt(db, fresh.common, root).getAccount(new Address(hexToBytes(bob?.address as `0x${string}`))))
+        ?.balance
     expect(await bobAt(fresh.db, fresh.store.head.header.stateRoot)).toBe(
       await bobAt(source.db, source.store.head.header.stateRoot),
+    )
+  })
+})
+
+describe('proposals in a row (a validator verifies each on the state the last decided one left)', async () => {
+  const source = await openNode()
+  const admission = () => {
+    const at = stateAt(source.db, source.common, source.store.head.header.stateRoot)
+    return {
+      common: source.common,
+      chainId: source.common.chainId(),
+      blockGasLimit: source.store.head.header.gasLimit,
+      nextBaseFee: source.store.head.header.calcNextBaseFee(),
+      priceLimit: 0n,
+      known: () => false,
+      account: async (s: Uint8Array) => {
+        const acc = await at.getAccount(new Address(s))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    }
+  }
+  for (let nonce = 0n; nonce < 3n; nonce++) {
+    const ptx = await validateTransaction(transfer(source.common, nonce).serialize(), admission())
+    await decideNext(source, [ptx])
+  }
+  const block = (n: bigint) => source.store.getBlockByNumber(n) as ChainBlock
+  const sealsOf = (n: bigint) => {
+    const extra = decodeExtra(block(n).header.extraData)
+    return { committedSeals: extra.committedSeals, round: extra.round }
+  }
+
+  it('reuses the decided proposal’s state, not an undecided one’s, and ends on the same chain', async () => {
+    const v = await openNode()
+    const first = await v.importer.verifyProposal(encodeWireBlock(block(1n)), undefined)
+    expect(await v.importer.commitDecided(first, sealsOf(1n))).toBe(true)
+    // block 2: a rival proposal (same parent, other timestamp) is verified first and not decided
+    const raw = block(2n).headerRaw.slice()
+    raw[11] = bigIntToUnpaddedBytes(block(2n).header.timestamp + 7n)
+    const rivalHash = ibftBlockHash(raw)
+    const rival = encodeWireBlock({
+      ...block(2n),
+      headerRaw: attachSeals(raw, {
+        proposerSeal: signProposerSeal(rivalHash, keyOf(0)),
+        committedSeals: [],
+        round: 0n,
+      }),
+    })
+    const undecided = await v.importer.verifyProposal(rival, undefined)
+    expect(undecided.trie).toBe(first.trie) // it took the warm state
+    const second = await v.importer.verifyProposal(encodeWireBlock(block(2n)), undefined)
+    expect(second.trie).not.toBe(first.trie) // the rival's state holds its block: a fresh one
+    expect(await v.importer.commitDecided(second, sealsOf(2n))).toBe(true)
+    const third = await v.importer.verifyProposal(encodeWireBlock(block(3n)), undefined)
+    expect(third.trie).toBe(second.trie)
+    expect(await v.importer.commitDecided(third, sealsOf(3n))).toBe(true)
+    for (const n of [1n, 2n, 3n]) {
+      const have = v.store.getBlockByNumber(n) as ChainBlock
+      expect(bytesToHex(have.hash)).toBe(bytesToHex(block(n).hash))
+      expect(bytesToHex(have.header.stateRoot)).toBe(bytesToHex(block(n).header.stateRoot))
+    }
+    const balance = async (db: typeof v.db, root: Uint8Array) =>
+      (await stateAt(db, v.common, root).getAccount(new Address(hexToBytes(bob?.address as `0x${string}`))))?.balance
+    expect(await balance(v.db, v.store.head.header.stateRoot)).toBe(
+      await balance(source.db, source.store.head.header.stateRoot),
     )
   })
 })

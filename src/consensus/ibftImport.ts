@@ -383,8 +383,10 @@ export interface CommittedBlock {
 export class IbftBlockImporter {
   readonly #opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }
   #queue: Promise<unknown> = Promise.resolve()
-  /** The state the last synced block was executed on, for the next one (valid while `headHash` is the head). */
+  /** The state the last synced or decided block was executed on, for the next one (valid while `headHash` is the head). */
   #warm: { headHash: Uint8Array; state: ExecutionState } | undefined
+  /** The state each verified proposal was executed on: the decided one's becomes #warm. */
+  readonly #proposalStates = new WeakMap<ExecutedBlock, ExecutionState>()
 
   constructor(opts: IbftImportOptions & { syncWrites: boolean; onCommitted(c: CommittedBlock): void }) {
     this.#opts = opts
@@ -394,10 +396,25 @@ export class IbftBlockImporter {
     return this.#opts.store
   }
 
-  /** Executes a proposal for the next block (not committed). */
-  verifyProposal(bytes: Uint8Array, proposer: string | undefined): Promise<ExecutedBlock> {
+  /**
+   * Executes a proposal for the next block (not committed), on the state the head block was
+   * executed on when we have it (#warm: taken, so a second proposal of the height starts afresh);
+   * if this proposal is decided, its state is kept for the next one.
+   */
+  async verifyProposal(bytes: Uint8Array, proposer: string | undefined): Promise<ExecutedBlock> {
     const nowSeconds = BigInt(Math.floor(Date.now() / 1000))
-    return executeIbftBlock(this.#opts, this.#opts.store.head, bytes, { kind: 'proposal', proposer, nowSeconds })
+    const head = this.#opts.store.head
+    const warm = this.#warm !== undefined && equalsBytes(this.#warm.headHash, head.hash) ? this.#warm.state : undefined
+    if (warm !== undefined) this.#warm = undefined
+    let ran: { executed: ExecutedBlock; state: ExecutionState }
+    try {
+      ran = await executeIbftBlockOn(this.#opts, head, bytes, { kind: 'proposal', proposer, nowSeconds }, warm)
+    } catch (err) {
+      warm?.trie.discard() // it may hold part of this block
+      throw err
+    }
+    this.#proposalStates.set(ran.executed, ran.state)
+    return ran.executed
   }
 
   /** Commits a decided block with its committed seals and round; false when the head moved past it already. */
@@ -411,7 +428,13 @@ export class IbftBlockImporter {
         round: seals.round,
       })
       const dropped = 'dropped' in executed ? (executed as ProposedBlock).dropped.map((d) => d.ptx) : []
-      await this.#commit({ ...executed, headerRaw }, 'consensus', dropped)
+      const block = await this.#commit({ ...executed, headerRaw }, 'consensus', dropped)
+      const state = this.#proposalStates.get(executed)
+      if (state !== undefined) {
+        // as after a synced block: readers at the new head find the accounts it changed cached
+        state.sm.seedReadCache(this.#opts.store.db, block.header.stateRoot)
+        this.#warm = { headHash: block.hash, state }
+      }
       return true
     })
   }
