@@ -20,6 +20,7 @@
  *      --out (default docs/otterscan/), stops the node and the server it started, exits 1 on a FAIL.
  *
  * --keep leaves node and server running after the check (Ctrl-C stops them) to look around by hand.
+ * --ws gives Otterscan the node's ws:// URL (ethers' WebSocketProvider, no batches) instead of http://.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -59,18 +60,22 @@ interface Options {
   dist: string
   out: string
   keep: boolean
+  /** Point Otterscan at the node's ws:// URL (ethers' WebSocketProvider) instead of http://. */
+  ws: boolean
 }
 
 function parseArgs(argv: string[]): Options {
   let dist = process.env.OTTERSCAN_DIST
   let out = join(REPO_ROOT, 'docs', 'otterscan')
   let keep = false
+  let ws = false
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string
     if (a === '--out') out = resolve(argv[++i] as string)
     else if (a === '--keep') keep = true
+    else if (a === '--ws') ws = true
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node dist/bench/otterscan-check.js [OTTERSCAN_DIST] [--out DIR] [--keep]')
+      console.log('usage: node dist/bench/otterscan-check.js [OTTERSCAN_DIST] [--out DIR] [--keep] [--ws]')
       process.exit(0)
     } else dist = a
   }
@@ -79,7 +84,7 @@ function parseArgs(argv: string[]): Options {
   dist = resolve(dist)
   if (!existsSync(join(dist, 'index.html')))
     throw new Error(`${dist}/index.html is missing: build Otterscan first (npx vite build)`)
-  return { dist, out, keep }
+  return { dist, out, keep, ws }
 }
 
 // ---------------------------------------------------------------- activity
@@ -368,8 +373,29 @@ function isExpected(kind: 'console' | 'rpc', text: string, call?: { method: stri
   )
 }
 
-/** Records console errors, JSON-RPC errors and failed requests of `page` into `current()`. */
-function watch(browser: Browser, page: Page, nodeOrigin: string, current: () => PageLog): void {
+/** Files the calls of one JSON-RPC exchange (a single call or a batch) and the errors answered into `log`. */
+function record(log: PageLog, sent: Json, got: Json): void {
+  const calls = Array.isArray(sent) ? sent : [sent]
+  const answers = new Map<unknown, Json>((Array.isArray(got) ? got : [got]).map((a: Json) => [a?.id, a]))
+  for (const c of calls) {
+    const a = answers.get(c.id)
+    const entry: RpcCall = { method: c.method, params: c.params }
+    if (a === undefined) log.rpcErrors.push(`${c.method}: no answer in the batch`)
+    else if (a.error !== undefined) {
+      entry.error = a.error
+      const text = `${c.method}(${JSON.stringify(c.params).slice(0, 120)}) → ${a.error.code} ${a.error.message}`
+      ;(isExpected('rpc', a.error.message, c) ? log.expected : log.rpcErrors).push(text)
+    }
+    log.calls.push(entry)
+  }
+}
+
+/**
+ * Records console errors, JSON-RPC errors and failed requests of `page` into `current()`: HTTP
+ * exchanges with the node as request and response pairs, WebSocket ones (an erigonURL of ws://)
+ * by matching each answer frame's id with the call frame sent.
+ */
+function watch(page: Page, nodeOrigin: string, current: () => PageLog): void {
   page.on('console', (m) => {
     if (m.type() !== 'error') return
     const text = `${m.text()}${m.location().url ? ` @ ${m.location().url}` : ''}`
@@ -394,21 +420,34 @@ function watch(browser: Browser, page: Page, nodeOrigin: string, current: () => 
       log.rpcErrors.push(`unreadable JSON-RPC exchange (HTTP ${response.status()}): ${(e as Error).message}`)
       return
     }
-    const calls = Array.isArray(sent) ? sent : [sent]
-    const answers = new Map<unknown, Json>((Array.isArray(got) ? got : [got]).map((a: Json) => [a?.id, a]))
-    for (const c of calls) {
-      const a = answers.get(c.id)
-      const entry: RpcCall = { method: c.method, params: c.params }
-      if (a === undefined) log.rpcErrors.push(`${c.method}: no answer in the batch`)
-      else if (a.error !== undefined) {
-        entry.error = a.error
-        const text = `${c.method}(${JSON.stringify(c.params).slice(0, 120)}) → ${a.error.code} ${a.error.message}`
-        ;(isExpected('rpc', a.error.message, c) ? log.expected : log.rpcErrors).push(text)
-      }
-      log.calls.push(entry)
-    }
+    record(log, sent, got)
   })
-  void browser
+  page.on('websocket', (ws) => {
+    const pending = new Map<unknown, Json>()
+    const text = (payload: string | Buffer) => (typeof payload === 'string' ? payload : payload.toString('utf8'))
+    ws.on('framesent', ({ payload }) => {
+      try {
+        const sent = JSON.parse(text(payload))
+        for (const c of Array.isArray(sent) ? sent : [sent]) pending.set(c.id, c)
+      } catch {
+        // not JSON-RPC
+      }
+    })
+    ws.on('framereceived', ({ payload }) => {
+      let got: Json
+      try {
+        got = JSON.parse(text(payload))
+      } catch {
+        return
+      }
+      for (const a of Array.isArray(got) ? got : [got]) {
+        const c = pending.get(a?.id)
+        if (c === undefined) continue // a subscription notification
+        pending.delete(a.id)
+        record(current(), c, a)
+      }
+    })
+  })
 }
 
 interface Check {
@@ -836,18 +875,18 @@ async function main(): Promise<void> {
     console.log(`ibex dev node pid ${node.pid} at ${node.url}`)
     const activity = await makeActivity(node.url)
     console.log(`activity made: head ${Number(await rpc(node.url, 'eth_blockNumber'))}`)
-    const nodeUrl = node.url
+    const nodeUrl = opts.ws ? node.url.replace(/^http/, 'ws') : node.url
     const c = compileFile('../bench/otterscan/Activity.sol')
     const assets = signatureAssets(Object.values(c).map((k) => k.abi))
     const served = await serveOtterscan(opts.dist, (origin) => otterscanConfig(nodeUrl, origin), assets)
     server = served.server
     console.log(`Otterscan (${opts.dist}) at ${served.origin}`)
     const nodeOrigin = new URL(node.url).origin
-    browser = await launchBrowser(() => [served.origin, nodeOrigin])
+    browser = await launchBrowser(() => [served.origin, nodeOrigin, nodeOrigin.replace(/^http/, 'ws')])
     const page = browser.page
     await page.setViewportSize(VIEWPORT)
     let log = newLog()
-    watch(browser, page, nodeOrigin, () => log)
+    watch(page, nodeOrigin, () => log)
     const results: Result[] = []
     const only = process.env.OTTERSCAN_ONLY?.split(',')
     const checksRun = checks(activity).filter((c) => only === undefined || only.includes(c.name))

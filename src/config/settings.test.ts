@@ -83,7 +83,7 @@ const MAINNET = {
     callQueue: 256,
     queueTimeoutMs: 2000,
     traceWorkers: 1,
-    traceQueue: 16,
+    traceQueue: 64,
     traceMaxBytes: 268_435_456,
     workerHeapMb: 1024,
     cacheMb: 64,

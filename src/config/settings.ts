@@ -278,7 +278,9 @@ export const SETTINGS: readonly Setting[] = [
   row({ key: 'exec.queue_timeout', to: 'exec.queueTimeoutMs', flag: 'exec.queue-timeout', kind: duration(1), default: 2000, help: 'longest a call or trace waits for a free worker; then it is refused unrun (-32005 "busy"), never charged as its own timeout, which starts when a worker takes it' }),
   // traces run beside calls, one at a time (bounded memory); they take seconds, so a short queue is already a long wait
   row({ key: 'exec.trace_workers', flag: 'exec.trace-workers', kind: int(1, MAX_EXEC_WORKERS), default: 1, help: 'worker threads for debug_trace* (traces running at once), apart from the call workers' }),
-  row({ key: 'exec.trace_queue', flag: 'exec.trace-queue', kind: int(0, 1_000_000), default: 16, help: 'debug_trace* requests that may wait for a trace worker; more are refused (-32005)' }),
+  // an Otterscan address page asks ots_getInternalOperations for each of its 25 transactions at once (unbatched
+  // over ws://): two such pages must fit; queue_timeout still bounds every wait
+  row({ key: 'exec.trace_queue', flag: 'exec.trace-queue', kind: int(0, 1_000_000), default: 64, help: 'debug_trace*, ots_ and trace_ re-executions that may wait for a trace worker; more are refused (-32005)' }),
   // a 30M-gas loop traced with memory is gigabytes; the answer stays well under V8's string limit
   row({ key: 'exec.trace_max_bytes', flag: 'exec.trace-max-bytes', kind: bytes(1024, 512 * MIB), default: 256 * MIB, help: 'largest trace answer; a trace that grows past it stops with -32005' }),
   // a runaway request kills its worker, not the node; the trie cache holds the hot state (nodes never change)

@@ -9,6 +9,9 @@
  *  - the history of an address only ever touched by internal calls (value a contract forwards to
  *    it), page by page in both directions: complete, newest first, no block split;
  *  - ots_getBlockTransactions pages counted from the block's end (Erigon's order);
+ *  - an address page over ws:// (ethers' WebSocketProvider does not batch): ots_getInternalOperations
+ *    for each of its 25 transactions at once on one connection, every one answered (the trace queue
+ *    refused 8 of them at its old length, 16);
  *  - the State Diff tab's trace_replayTransaction(hash, ["stateDiff"]) (`trace` in `[jsonrpc] api`):
  *    a contract born with "+", a payment's balances and nonce with "*", untouched accounts left out;
  *  - bad input on every method — unknown hash, malformed address, page beyond the end, huge page
@@ -16,6 +19,7 @@
  *    after all of it.
  */
 import { JsonRpcProvider, Network } from 'ethers'
+import WebSocket from 'ws'
 import { type Hex, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,6 +30,8 @@ import { cleanupNodes, type IbexNode, rawRpc, rpc, rpcResponse, startNode, waitF
 const FORWARDER_INIT: Hex = '0x600f80600b6000396000f36000600060006000346000355af100'
 /** Forwarded payments to TARGET, spread over blocks by the senders' turns. */
 const PAYMENTS = 24
+/** Transactions on one Otterscan history page (its PAGE_SIZE). */
+const OTTERSCAN_PAGE = 25
 const PAGE = 3
 const BIG_BLOCK_TXS = 5
 
@@ -209,6 +215,37 @@ describe('address history of an address touched only by internal calls', () => {
       ['CALL', 1, target],
     ])
   })
+})
+
+describe('an address page over ws://', () => {
+  it('answers ots_getInternalOperations for 25 transactions sent at once on one WebSocket, none refused busy', async () => {
+    const ws = new WebSocket(node.url.replace('http://', 'ws://'))
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    try {
+      const answers = new Map<number, Json>()
+      const all = new Promise<void>((resolve) =>
+        ws.on('message', (data) => {
+          const a = JSON.parse(data.toString())
+          answers.set(a.id, a)
+          if (answers.size === OTTERSCAN_PAGE) resolve()
+        }),
+      )
+      // Otterscan's page: 25 transactions, each asked for its internal operations (the payments and plain transfers)
+      const hashes = [...payments, ...bigBlock.hashes].slice(0, OTTERSCAN_PAGE)
+      expect(hashes).toHaveLength(OTTERSCAN_PAGE)
+      hashes.forEach((hash, id) => {
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'ots_getInternalOperations', params: [hash] }))
+      })
+      await all
+      for (const [id, a] of answers) {
+        expect(a.error, JSON.stringify(a)).toBeUndefined()
+        const payment = payments.includes(hashes[id] as Hex)
+        expect(a.result).toEqual(payment ? [{ type: 0, from: forwarder, to: target, value: '0x1' }] : [])
+      }
+    } finally {
+      ws.close()
+    }
+  }, 60_000)
 })
 
 describe("the State Diff tab: trace_replayTransaction(hash, ['stateDiff'])", () => {
