@@ -3,7 +3,7 @@
  * pointed at an ibex node works"). Not part of `npm test` or CI: it needs an Otterscan build, which
  * CI cannot fetch.
  *
- *   npm run build && node dist/bench/otterscan-check.js /path/to/otterscan/dist
+ *   npm run otterscan:check -- /path/to/otterscan/dist   (= npm run build && node dist/bench/otterscan-check.js …)
  *   (or OTTERSCAN_DIST=/path/to/otterscan/dist; README "Otterscan" says how to build it)
  *
  *   1. starts an ibex dev node (1 s blocks, `ots` served) and makes activity: plain transfers (more
@@ -402,9 +402,11 @@ function watch(page: Page, nodeOrigin: string, current: () => PageLog): void {
     ;(isExpected('console', text) ? current().expected : current().console).push(text)
   })
   page.on('pageerror', (e) => current().console.push(`uncaught: ${e.message}`))
-  page.on('requestfailed', (r: Request) =>
-    current().failedRequests.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`),
-  )
+  page.on('requestfailed', (r: Request) => {
+    const text = `${r.method()} ${r.url()}: ${r.failure()?.errorText}`
+    // net::ERR_ABORTED: the browser dropped it (the page navigated on, a poll was cancelled), no answer to judge
+    ;(r.failure()?.errorText === 'net::ERR_ABORTED' ? current().expected : current().failedRequests).push(text)
+  })
   page.on('response', async (response) => {
     const request = response.request()
     if (new URL(request.url()).origin !== nodeOrigin || request.method() !== 'POST') return
@@ -870,6 +872,7 @@ async function main(): Promise<void> {
     await cleanupNodes()
   }
   process.once('SIGINT', () => void stop().then(() => process.exit(130)))
+  let keeping = false
   try {
     node = await startNode({ port: 'free', args: ['--block-time', '1s'] })
     console.log(`ibex dev node pid ${node.pid} at ${node.url}`)
@@ -901,7 +904,7 @@ async function main(): Promise<void> {
       for (const p of r.problems) console.log(`     ${p}`)
       if (r.log.expected.length > 0)
         console.log(
-          `     (${r.log.expected.length} expected: 404 of the Sourcify and assets stubs, ERC-20 probes of non-tokens)`,
+          `     (${r.log.expected.length} expected: 404 of the Sourcify and assets stubs, ERC-20 probes of non-tokens, requests the browser dropped on navigating)`,
         )
       if (process.env.OTTERSCAN_DUMP === '1') {
         for (const e of r.log.expected) console.log(`     expected: ${e}`)
@@ -916,12 +919,14 @@ async function main(): Promise<void> {
       `${results.length - failed - known}/${results.length} pages pass, ${known} known gap(s), ${failed} fail; screenshots in ${opts.out}`,
     )
     if (opts.keep) {
+      keeping = true
       console.log('--keep: node and Otterscan stay up; Ctrl-C stops them')
       await new Promise(() => undefined)
     }
     process.exitCode = failed > 0 ? 1 : 0
   } finally {
-    if (!opts.keep) await stop()
+    // an error before --keep's wait stops everything too
+    if (!keeping) await stop()
   }
 }
 
