@@ -6,7 +6,7 @@
  *   npm run otterscan:check -- /path/to/otterscan/dist   (= npm run build && node dist/bench/otterscan-check.js …)
  *   (or OTTERSCAN_DIST=/path/to/otterscan/dist; README "Otterscan" says how to build it)
  *
- *   1. starts an ibex dev node (1 s blocks, `ots` served) and makes activity: plain transfers (more
+ *   1. starts an ibex dev node (1 s blocks; the dev preset serves ots and trace) and makes activity: plain transfers (more
  *      than a history page of one sender), an ERC-20 deploy and transfers, a router contract that
  *      calls the token and forwards value, CREATE + CREATE2 + SELFDESTRUCT from a contract, a
  *      transfer that reverts with a reason and one that reverts inside a nested call, a block with
