@@ -30,7 +30,7 @@ import type { RateLimitConfig, RpcNamespace } from '../../config/types.js'
 import type { Namespace } from '../types.js'
 import { ConnectionCap } from './connections.js'
 import { CorsPolicy } from './cors.js'
-import { type Answer, type CallObserver, RpcDispatcher } from './dispatch.js'
+import { type CallObserver, RpcDispatcher } from './dispatch.js'
 import {
   clientAddress,
   clientAddressOf,
@@ -42,7 +42,8 @@ import {
   type Refusal,
   VhostPolicy,
 } from './limits.js'
-import { ACCEPTED_CONTENT_TYPES, probeOf, mediaType, sendAnswer, sendJson, sendText, setPairs } from './respond.js'
+import { readPostBody } from './httpBody.js'
+import { ACCEPTED_CONTENT_TYPES, probeOf, mediaType, sendJson, sendText, setPairs } from './respond.js'
 import { type Reply, WireFront, type WireHandler, type WireRequest } from './wire.js'
 
 /** How long an idle keep-alive connection stays open (geth's IdleTimeout). */
@@ -132,79 +133,6 @@ export interface HttpObserver {
 export interface DrainReport {
   inFlight: number
   cut: number
-}
-
-/** Per-request body reading state, kept on the request so the stream listeners need no closure; where its answer goes. */
-class BodyReader implements Reply {
-  readonly server: RpcHttpServer<unknown>
-  readonly res: ServerResponse
-  /** The client IP the rate limiter charges ('' when it is off). */
-  readonly client: string
-  /** Headers of the answer besides Content-Type (CORS), name, value pairs. */
-  readonly headers: readonly string[]
-  chunks: Buffer[]
-  received: number
-  done: boolean
-  constructor(server: RpcHttpServer<unknown>, res: ServerResponse, client: string, headers: readonly string[]) {
-    this.server = server
-    this.res = res
-    this.client = client
-    this.headers = headers
-    this.chunks = []
-    this.received = 0
-    this.done = false
-  }
-
-  json(status: number, body: Answer, headers: readonly string[]): void {
-    sendAnswer(this.res, status, body, headers)
-  }
-
-  internalError(): void {
-    sendText(this.res, 500, 'internal server error')
-  }
-}
-
-const kBody = Symbol('ibex.rpc.body')
-type ReadingRequest = IncomingMessage & { [kBody]: BodyReader }
-
-function onBodyData(this: ReadingRequest, chunk: Buffer): void {
-  const reader = this[kBody]
-  if (reader.done) return
-  reader.received += chunk.length
-  const max = reader.server.maxBodyBytes
-  if (reader.received > max) {
-    reader.done = true
-    reader.chunks = []
-    setPairs(reader.res, reader.headers)
-    reader.res.setHeader('Connection', 'close')
-    sendText(reader.res, 413, `content length too large (${reader.received}>${max})`)
-    return
-  }
-  reader.chunks.push(chunk)
-}
-
-function onBodyEnd(this: ReadingRequest): void {
-  const reader = this[kBody]
-  if (reader.done) return
-  reader.done = true
-  const chunks = reader.chunks
-  reader.chunks = []
-  const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, reader.received)).toString('utf8')
-  void reader.server.answer(reader, text, reader.client, reader.headers)
-}
-
-const kServer = Symbol('ibex.rpc.server')
-type TrackedResponse = ServerResponse & { [kServer]: RpcHttpServer<unknown> }
-
-/** A POST's answer is out or its connection is gone: it is no longer in flight. */
-function onPostClosed(this: TrackedResponse): void {
-  this[kServer].postEnded()
-}
-
-function onBodyError(this: ReadingRequest): void {
-  const reader = this[kBody]
-  reader.done = true
-  reader.chunks = []
 }
 
 const NO_HEADERS: readonly string[] = []
@@ -452,16 +380,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
     }
     this.inFlight++
     this.metrics?.requestStarted()
-    const tracked = res as TrackedResponse
-    tracked[kServer] = this as RpcHttpServer<unknown>
-    // the response is used once: a plain listener, no once() wrapper
-    tracked.on('close', onPostClosed)
-    const client = clientAddress(req, this.proxies)
-    const reading = req as ReadingRequest
-    reading[kBody] = new BodyReader(this as RpcHttpServer<unknown>, res, client, corsHeaders)
-    reading.on('data', onBodyData)
-    reading.on('end', onBodyEnd)
-    reading.on('error', onBodyError)
+    readPostBody(this, req, res, clientAddress(req, this.proxies), corsHeaders)
   }
 
   /** @internal Runs the dispatcher on a complete body and writes its answer. Never rejects. */
