@@ -28,7 +28,7 @@ import {
   submitCheckpointCalldata,
   wordAt,
 } from './managerAbi.js'
-import type { CheckpointBase, ManagerView, SubmissionStatus } from './service.js'
+import type { CheckpointBase, ManagerView, SubmissionStatus } from './ports.js'
 
 /** One base-chain request may take this long (connect, headers and body) before it fails. */
 export const BASE_RPC_TIMEOUT_MS = 10_000

@@ -19,14 +19,8 @@ import { BaseChainError, CheckpointVoteError } from './baseErrors.js'
 import { type CheckpointData, encodeCheckpointData } from './managerAbi.js'
 import { proposerOrder, reducePowers } from './proposer.js'
 import { checkpointRoot } from './root.js'
-import {
-  type CheckpointBase,
-  type CheckpointParams,
-  CheckpointService,
-  type ChildChain,
-  type ManagerView,
-  type SubmissionStatus,
-} from './service.js'
+import type { CheckpointBase, CheckpointParams, ChildChain, ManagerView, SubmissionStatus } from './ports.js'
+import { CheckpointService } from './service.js'
 import { FileCheckpointStateStore, MemoryCheckpointStateStore } from './serviceState.js'
 import {
   checkpointDigest,

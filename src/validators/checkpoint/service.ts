@@ -29,13 +29,13 @@
  */
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
-import type { Logger } from '../../log.js'
-import type { ValidatorSet } from '../set.js'
+import { hexToBytes } from '../../util/hex.js'
 import { BaseChainError, CheckpointVoteError } from './baseErrors.js'
 import { type CheckpointData, encodeCheckpointData } from './managerAbi.js'
+import type { CheckpointServiceOptions, ManagerView, ProposalView } from './ports.js'
 import { proposerAt, proposerOrder } from './proposer.js'
 import { checkpointRoot } from './root.js'
-import type { CheckpointStateStore, SubmissionRecord } from './serviceState.js'
+import type { SubmissionRecord } from './serviceState.js'
 import {
   type CheckpointProposal,
   checkpointDigest,
@@ -57,73 +57,8 @@ export const SUBMISSION_DROPPED_AFTER_MS = 60_000
 /** The same base-chain failure is logged at warn at most this often. */
 export const BASE_WARN_INTERVAL_MS = 30_000
 
-/** The contract as read at one moment. */
-export interface ManagerView {
-  /** Checkpoints stored (currentHeaderBlock / 10000). */
-  count: bigint
-  /** End of the last checkpoint (0 = none). */
-  lastEnd: bigint
-  /** Base-chain time (s) the last checkpoint was stored; undefined before the first. */
-  lastCreatedAt: bigint | undefined
-  /** The contract's validator set: ascending signers and their powers. */
-  signers: Uint8Array[]
-  powers: bigint[]
-  total: bigint
-}
-
-/** Where the state of a submission stands. */
-export type SubmissionStatus =
-  | { state: 'mined'; ok: boolean; blockNumber: bigint }
-  | { state: 'pending' }
-  | { state: 'unknown' }
-
-/** The base chain as the service uses it (baseChain.ts implements it; tests fake it). */
-export interface CheckpointBase {
-  read(): Promise<ManagerView>
-  /** The base chain's head number. */
-  head(): Promise<bigint>
-  /**
-   * Estimates and signs a submitCheckpoint transaction (nonce: the submitter's pending nonce);
-   * throws BaseChainError('reverted') when it would revert.
-   */
-  prepare(data: Uint8Array, sigs: Uint8Array): Promise<{ raw: Uint8Array; hash: Uint8Array; nonce: bigint }>
-  send(raw: Uint8Array): Promise<void>
-  status(txHash: Uint8Array): Promise<SubmissionStatus>
-}
-
-/** The child chain as the service reads it. */
-export interface ChildChain {
-  head(): bigint
-  /** Canonical hash of block n; undefined past the head. */
-  hashOf(n: bigint): Uint8Array | undefined
-  /** Timestamp (s) of block n. */
-  timeOf(n: bigint): bigint | undefined
-  /** The DAO's validator set at a block (exec pool). */
-  daoSetAt(blockHash: Uint8Array): Promise<ValidatorSet>
-}
-
-export interface CheckpointParams {
-  intervalMs: number
-  maxBlocks: number
-  baseConfirmations: number
-  graceMs: number
-  proposerTimeoutMs: number
-  pollIntervalMs: number
-}
-
-export interface CheckpointServiceOptions {
-  childChainId: bigint
-  baseChainId: bigint
-  manager: Uint8Array
-  params: CheckpointParams
-  base: CheckpointBase
-  chain: ChildChain
-  signer: { key: Uint8Array; address: Uint8Array }
-  broadcast(wire: Uint8Array): void
-  store: CheckpointStateStore
-  log: Logger
-  now?: () => number
-}
+/** The proposal view, for the RPC's importers (the rest of the service's ports: ports.ts). */
+export type { ProposalView } from './ports.js'
 
 /** One proposal of the round and the signatures counted for it. */
 interface Collected {
@@ -138,22 +73,6 @@ interface Collected {
   quorumAtMs: number | undefined
   /** Our vote's wire, once we signed. */
   own: Uint8Array | undefined
-}
-
-/** The proposal being voted, for validators_getCheckpointProposal. */
-export interface ProposalView {
-  proposer: Uint8Array
-  start: bigint
-  end: bigint
-  root: Uint8Array
-  newSigners: Uint8Array[]
-  newPowers: bigint[]
-  signers: Uint8Array[]
-  signedPower: bigint
-  totalPower: bigint
-  quorum: boolean
-  /** Ours and submitted (the transaction's hash), if so. */
-  submitted: string | undefined
 }
 
 export class CheckpointService {
@@ -522,7 +441,7 @@ export class CheckpointService {
   /** Follows our pending submission; true when the round may go on (nothing of ours in flight). */
   async #followPending(view: ManagerView): Promise<boolean> {
     const p = this.#pending as SubmissionRecord
-    const status = await this.#o.base.status(hexBytes(p.txHash))
+    const status = await this.#o.base.status(hexToBytes(p.txHash))
     if (status.state === 'mined') {
       if (!status.ok) {
         this.#clearPending()
@@ -576,8 +495,4 @@ export class CheckpointService {
     this.#lastWarnAtMs = now
     this.#o.log.warn(message)
   }
-}
-
-function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))
 }
