@@ -20,7 +20,7 @@
  * --ots.search.max.pagesize) is refused with -32602, never read.
  */
 import type { StoredReceipt } from '../../chain/receipt.js'
-import type { ChainBlock } from '../../chain/store.js'
+import { blockTransaction, type ChainBlock } from '../../chain/store.js'
 import { defaultTraceOptions, type TraceOptions } from '../../exec/pool/index.js'
 import { hexToBytes, toData, toQuantity } from '../../util/hex.js'
 import { type Backend, resolveBlock, stateBlock } from '../backend.js'
@@ -95,7 +95,7 @@ function blockDetails(b: Backend, block: ChainBlock | undefined): RpcObject | nu
       ...rest,
       logsBloom: null,
       totalDifficulty: toQuantity(block.totalDifficulty),
-      transactionCount: block.transactions.length,
+      transactionCount: block.transactionBytes.length,
     },
     // IBFT issues no block or uncle reward: fees go to the proposer and the base fee's recipient
     issuance: { blockReward: '0x0', uncleReward: '0x0', issuance: '0x0' },
@@ -104,7 +104,7 @@ function blockDetails(b: Backend, block: ChainBlock | undefined): RpcObject | nu
 }
 
 function txObject(block: ChainBlock, index: number, receipt: StoredReceipt): RpcObject {
-  return formatTransaction(block.transactions[index] as ChainBlock['transactions'][number], {
+  return formatTransaction(blockTransaction(block, index) as ChainBlock['transactions'][number], {
     from: receipt.from,
     blockHash: block.hash,
     blockNumber: block.header.number,
@@ -116,7 +116,7 @@ function txObject(block: ChainBlock, index: number, receipt: StoredReceipt): Rpc
 
 /** ots_getBlockTransactions: page `page` of `size` counted from the block's end (Erigon's order). */
 function blockTransactions(b: Backend, block: ChainBlock, page: bigint, size: number): RpcObject {
-  const count = block.transactions.length
+  const count = block.transactionBytes.length
   const endBig = BigInt(count) - page * BigInt(size)
   const end = endBig < 0n ? 0 : Number(endBig)
   const start = Math.max(0, end - size)
@@ -127,7 +127,7 @@ function blockTransactions(b: Backend, block: ChainBlock, page: bigint, size: nu
     const tx = txObject(block, i, receipts[i] as StoredReceipt)
     const input = tx.input as string
     txs.push({ ...tx, input: input.length > 2 + 2 * SELECTOR_BYTES ? input.slice(0, 2 + 2 * SELECTOR_BYTES) : input })
-    const receipt = formatReceipt(block, receipts, i, block.transactions[i] as ChainBlock['transactions'][number])
+    const receipt = formatReceipt(block, receipts, i, blockTransaction(block, i) as ChainBlock['transactions'][number])
     outReceipts.push({ ...receipt, logs: null, logsBloom: null })
   }
   const { transactions: _all, ...header } = formatBlock(block, { fullTransactions: false, senders: [] })
@@ -150,7 +150,7 @@ function searchPage(
   for (const p of positions) {
     if (block?.header.number !== p.blockNumber) block = b.blockByNumber(p.blockNumber)
     const stored = block && b.receipts(block.hash)
-    const tx = block?.transactions[p.index]
+    const tx = block && blockTransaction(block, p.index)
     if (block === undefined || stored === undefined || tx === undefined) continue // beyond the head: a block being committed
     txs.push(txObject(block, p.index, stored[p.index] as StoredReceipt))
     // Erigon: `mReceipt["timestamp"] = block.Time()`, a JSON integer (anvil sends a hex quantity)
