@@ -14,6 +14,10 @@
  *   - two stopped (half the power): no checkpoint while they are down, none short of 3 signers;
  *     back, checkpoints resume;
  *   - anvil frozen (SIGSTOP) for 12 s and thawed: checkpoints resume with no gap and no duplicate.
+ * The full node also serves the built-in explorer (--explorer, --http.api with ots, bor and
+ * validators): once the first checkpoints exist, headless Chromium (test/explorer/browser.ts) opens
+ * its checkpoint list, a checkpoint, a block's checkpoint, the validators' uptime and a search, and
+ * each must show what the same node's validators_* methods answer.
  * It prints the time from a block to the checkpoint holding it (child block timestamp to the base
  * block that stored the checkpoint), measured over every checkpoint of the run.
  */
@@ -25,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { Chain } from '../../scripts/dao/client.js'
 import { DAO_ADDRESSES } from '../../scripts/dao/plan.js'
+import { kvRow, launchBrowser, openPage, readTable, searchFor, waitForRoute } from '../explorer/browser.js'
 import { REPO_ROOT } from '../helpers/compile.js'
 import { DEV_ACCOUNTS } from '../helpers/dev.js'
 import { IBEX_BIN, rpc, waitFor } from '../helpers/node.js'
@@ -70,6 +75,10 @@ const START_ATTEMPTS = 3
 const SETTLE_MS = 5_000
 /** How long anvil is frozen. */
 const FREEZE_MS = 12_000
+/** The full node serves the explorer and the namespaces its pages read (README "Built-in explorer"). */
+const EXPLORER_FLAGS = ['--explorer', '--http.api', 'eth,net,web3,txpool,ots,bor,validators']
+/** Checkpoints a page of the explorer's list shows (app.js CHECKPOINT_PAGE). */
+const EXPLORER_LIST_PAGE = 10
 
 interface CheckpointJson {
   id: string
@@ -134,6 +143,11 @@ async function restart(i: number): Promise<void> {
   }
 }
 
+/** The explorer's short form of a hash (app.js short). */
+function short(hex: string): string {
+  return hex.length > 18 ? `${hex.slice(0, 10)}…${hex.slice(-6)}` : hex
+}
+
 /** Every checkpoint continues the one before it, from block 1; ids step by 10000. */
 function expectConsecutive(list: CheckpointJson[]): void {
   let end = 0n
@@ -155,6 +169,7 @@ beforeAll(async () => {
     roundTimeout: '1s',
     prefund: [`${FUNDER.address}=10000ether`],
     genesisArgs: ['--checkpoint.base-rpc', anvil.url, ...CHECKPOINT_FLAGS],
+    startArgs: { [FULL_NODE]: EXPLORER_FLAGS },
   })
   fullUrl = net.node(FULL_NODE).url
   await Promise.all(net.nodes.map((n) => net.start(n.index)))
@@ -219,6 +234,106 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     expect(status).toMatch(/blocks not checkpointed yet/)
     for (const v of net.validators) expect(status).toMatch(new RegExp(`${v} .*100\\.0%  healthy`))
   }, 180_000)
+
+  it("the full node's explorer shows the committed checkpoints, their signers and base-chain transactions, and uptime", async () => {
+    const explorer = `${fullUrl}/explorer/`
+    const browser = await launchBrowser(() => [new URL(fullUrl).origin])
+    try {
+      const { page } = browser
+      // the list, newest first: each row as validators_getCheckpoint answers for its id
+      const before = await count()
+      const listed = await openPage(page, explorer, '#/checkpoints')
+      const after = await count()
+      const total = Number(listed.match(/Checkpoints \((\d+)\)/)?.[1])
+      expect(total).toBeGreaterThanOrEqual(Math.max(before, 3))
+      expect(total).toBeLessThanOrEqual(after)
+      const list = await readTable(page, 'main table.list')
+      expect(list?.head).toEqual(['id', 'blocks', 'proposer', 'signers', 'root', 'base-chain tx'])
+      const rows = list?.rows ?? []
+      const newestFirst = Array.from({ length: Math.min(total, EXPLORER_LIST_PAGE) }, (_, i) => `#/checkpoint/${(total - i) * 10_000}`)
+      expect(rows.map((r) => r.links[0])).toEqual(newestFirst)
+      for (const [i, row] of rows.entries()) {
+        const c = await checkpointAt(total - i)
+        expect(row.links.slice(1), `row of checkpoint ${BigInt(c.id)}`).toEqual([
+          `#/block/${BigInt(c.start)}`,
+          `#/block/${BigInt(c.end)}`,
+          `#/address/${c.proposer}`,
+        ])
+        expect(row.cells.slice(3)).toEqual([String(c.signers.length), short(c.root), c.baseTxHash === null ? '—' : short(c.baseTxHash)])
+      }
+
+      // search by id finds a checkpoint the first step saw signed by all four; its page shows it whole
+      const second = await checkpointAt(2)
+      expect(second.signers).toHaveLength(4)
+      expect(second.baseTxHash).toMatch(/^0x[0-9a-f]{64}$/)
+      const detail = await searchFor(page, 'checkpoint 20000', '/checkpoint/20000')
+      expect(detail).toContain('Checkpoint #20000')
+      const kv = await readTable(page, 'main table.kv')
+      const [start, end] = [BigInt(second.start), BigInt(second.end)]
+      expect(kvRow(kv, 'blocks').links).toEqual([`#/block/${start}`, `#/block/${end}`])
+      expect(kvRow(kv, 'blocks').cells[1]).toBe(`#${start} – #${end} (${end - start + 1n} blocks)`)
+      expect(kvRow(kv, 'root').cells[1]).toBe(second.root)
+      expect(kvRow(kv, 'proposer').links).toEqual([`#/address/${second.proposer}`])
+      expect(kvRow(kv, 'base-chain transaction').cells[1]).toBe(second.baseTxHash)
+      expect(detail).toContain('Signers (4)')
+      const signers = (await readTable(page, 'main section table.list'))?.rows ?? []
+      expect(signers.map((r) => r.cells[0])).toEqual(second.signers)
+      expect(signers.map((r) => r.links[0])).toEqual(second.signers.map((s) => `#/address/${s}`))
+      expect([...second.signers].sort()).toEqual([...net.validators].sort())
+      // the transaction shown is the one that stored it in the CheckpointManager on the base chain
+      const manager = readFileSync(net.node(FULL_NODE).config, 'utf8').match(/^manager = "(0x[0-9a-f]{40})"/m)?.[1]
+      const stored = await rpc<{ status: string; to: string }>(anvil.url, 'eth_getTransactionReceipt', [second.baseTxHash])
+      expect(stored.status).toBe('0x1')
+      expect(stored.to).toBe(manager)
+
+      // a block of its range names it
+      await openPage(page, explorer, `#/block/${start}`)
+      expect(kvRow(await readTable(page, 'main table.kv'), 'checkpoint').links).toEqual(['#/checkpoint/20000'])
+
+      // uptime and health of each validator as validators_getUptime answers (read again until no checkpoint landed meanwhile)
+      const seen = await waitFor(
+        async () => {
+          const asked = await rpc<UptimeJson & { checkpoints: number; median: number; benchmark: number }>(fullUrl, 'validators_getUptime')
+          await openPage(page, explorer, '#/validators')
+          const table = await readTable(page, 'main table.list')
+          const note = await page.locator('main p.note').last().innerText()
+          const again = await rpc<UptimeJson>(fullUrl, 'validators_getUptime')
+          return JSON.stringify(again) === JSON.stringify(asked) ? { uptime: asked, table, note } : undefined
+        },
+        { timeoutMs: CHECKPOINT_WAIT_MS, intervalMs: 500, what: 'the validators page between two checkpoints' },
+      )
+      const head = seen.table?.head ?? []
+      expect(head).toEqual(expect.arrayContaining(['signer', 'uptime', 'health']))
+      const [signerAt, uptimeAt, healthAt] = [head.indexOf('signer'), head.indexOf('uptime'), head.indexOf('health')]
+      const shown = seen.table?.rows ?? []
+      expect(shown).toHaveLength(4)
+      expect(seen.uptime.validators).toHaveLength(4)
+      for (const u of seen.uptime.validators) {
+        const row = shown.find((r) => r.links.includes(`#/address/${u.signer}`) && r.cells[signerAt] === short(u.signer))
+        expect(row, `row of ${u.signer}`).toBeDefined()
+        expect(u.of).toBeGreaterThanOrEqual(3)
+        expect(row?.cells[uptimeAt]).toBe(`${(u.uptime * 100).toFixed(2)} % (${u.signed}/${u.of})`)
+        expect(row?.cells[healthAt]).toBe(u.health)
+      }
+      expect(seen.note).toBe(
+        `Uptime over the last ${seen.uptime.checkpoints} checkpoints; median ${seen.uptime.median}, benchmark ${seen.uptime.benchmark}.`,
+      )
+
+      // from the list to a checkpoint by its link: the newest listed, as the node answers it
+      await openPage(page, explorer, '#/checkpoints')
+      const newest = (await readTable(page, 'main table.list'))?.rows[0]?.links[0] as string
+      await page.locator(`main table.list a[href="${newest}"]`).first().click()
+      await waitForRoute(page, newest.slice(1), `the link ${newest}`)
+      const clicked = await rpc<CheckpointJson>(fullUrl, 'validators_getCheckpoint', [`0x${BigInt(newest.split('/')[2] as string).toString(16)}`])
+      expect(await page.locator('main h2').first().innerText()).toBe(`Signers (${clicked.signers.length})`)
+      expect(((await readTable(page, 'main section table.list'))?.rows ?? []).map((r) => r.cells[0])).toEqual(clicked.signers)
+
+      expect(browser.errors).toEqual([])
+      expect(browser.foreign).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  }, 240_000)
 
   it("carries a change of the DAO's validator set to the contract in the next checkpoint", async () => {
     const chain = new Chain(fullUrl)

@@ -40,6 +40,8 @@ export interface ClusterOptions {
   prefund: string[]
   /** More `ibex genesis` flags (e.g. --checkpoint.base-rpc URL). */
   genesisArgs?: string[]
+  /** More `ibex start` flags by node index, on every start of that node (e.g. --explorer on a full node). */
+  startArgs?: Record<number, string[]>
 }
 
 export interface ClusterNode {
@@ -75,11 +77,13 @@ export class Cluster {
   readonly dir: string
   readonly nodes: ClusterNode[]
   readonly validators: string[]
+  private readonly startArgs: Record<number, string[]>
 
-  private constructor(dir: string, nodes: ClusterNode[], validators: string[]) {
+  private constructor(dir: string, nodes: ClusterNode[], validators: string[], startArgs: Record<number, string[]>) {
     this.dir = dir
     this.nodes = nodes
     this.validators = validators
+    this.startArgs = startArgs
   }
 
   /** Runs `ibex genesis` for the network (nothing started yet). */
@@ -104,17 +108,19 @@ export class Cluster {
       child: undefined,
       output: '',
     }))
-    return new Cluster(dir, nodes, validators)
+    return new Cluster(dir, nodes, validators, o.startArgs ?? {})
   }
 
   node(index: number): ClusterNode {
     return this.nodes[index - 1] as ClusterNode
   }
 
-  /** Spawns `ibex start --config …` for node `index` and waits until it answers eth_chainId. */
+  /** Spawns `ibex start --config …` (and the node's startArgs) for node `index` and waits until it answers eth_chainId. */
   async start(index: number): Promise<void> {
     const node = this.node(index)
-    const child = spawn(process.execPath, [IBEX_BIN, 'start', '--config', node.config, '--log-level', 'info', ...CLUSTER_NODE_FLAGS], {
+    const args = [IBEX_BIN, 'start', '--config', node.config, '--log-level', 'info', ...CLUSTER_NODE_FLAGS]
+    args.push(...(this.startArgs[index] ?? []))
+    const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
