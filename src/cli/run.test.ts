@@ -151,7 +151,7 @@ describe('start', () => {
     const text = io.stdout.join('\n')
     expect(text).toContain('dev network, chain id 1337')
     expect(text).toContain(
-      'JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, ots)',
+      'JSON-RPC:       http://127.0.0.1:9545 (eth, net, web3, txpool, debug, personal, evm, anvil, hardhat, ots, trace)',
     )
     expect(text).toContain('Validator:      0x1111111111111111111111111111111111111111')
     expect(text).toContain('Available accounts (10,000 IBX each)')
