@@ -18,8 +18,11 @@ import { descendants, spawnTracked, type Tracked, treeRssMiB } from '../peers/pr
 
 /** How long the network may take from the first spawn until every node follows a moving head. */
 export const CLUSTER_READY_TIMEOUT_MS = 120_000
-/** First ports tried for the runs of consecutive free ports `ibex genesis` lays nodes out on. */
-const PORT_RANGE = [20_000, 60_000] as const
+/**
+ * First ports tried for the runs of consecutive free ports `ibex genesis` lays nodes out on: below
+ * Linux's ephemeral range (32768–60999), which outgoing connections and `listen(0)` draw from.
+ */
+const PORT_RANGE = [20_000, 32_000] as const
 
 export interface ClusterOptions {
   /** Checkout whose bin/ibex.js runs (built there with `npm run build`). */

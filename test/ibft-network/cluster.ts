@@ -27,8 +27,13 @@ export const NODE_STOP_TIMEOUT_MS = 15_000
 const CLUSTER_NODE_FLAGS = ['--exec.queue-timeout', '30s']
 /** Output kept per node (the tail), for failure messages. */
 const MAX_OUTPUT_CHARS = 200_000
-/** Lowest and highest first port tried for a run of consecutive free ports. */
-const PORT_RANGE = [20_000, 60_000] as const
+/**
+ * Lowest and highest first port tried for a run of consecutive free ports: below Linux's ephemeral
+ * range (32768–60999), where the kernel hands out ports for outgoing connections and for `listen(0)`
+ * (every other test's node), so none of those can take a node's port between the pick and the bind
+ * (a CI run lost a cluster to EADDRINUSE on 53466).
+ */
+const PORT_RANGE = [20_000, 32_000] as const
 
 export interface ClusterOptions {
   validators: number
