@@ -38,6 +38,7 @@ import {
   type SyncSourceManifest,
   type SyncSourceOptions,
   sourcePaths,
+  transfersUpTo,
 } from './sync/generate.js'
 
 /** How often the syncing node is polled, ms. */
@@ -90,6 +91,8 @@ interface NodeProc {
 }
 
 const live = new Set<NodeProc>()
+/** Scratch directories of runs under way (removed on Ctrl-C too). */
+const scratches = new Set<string>()
 process.on('exit', () => {
   for (const p of live) {
     try {
@@ -195,28 +198,6 @@ export interface SyncRun {
   cpuProfileDir?: string
 }
 
-/** Transfers in blocks 1 … `head` (a run stopped before the source's head), counted over JSON-RPC. */
-async function transfersUpTo(url: string, head: number): Promise<number> {
-  let n = 0
-  for (let b = 1; b <= head; b += 100) {
-    const batch = []
-    for (let i = b; i < b + 100 && i <= head; i++)
-      batch.push({
-        jsonrpc: '2.0',
-        id: i,
-        method: 'eth_getBlockTransactionCountByNumber',
-        params: [`0x${i.toString(16)}`],
-      })
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(batch),
-    })
-    for (const r of (await res.json()) as { result: string }[]) n += Number(BigInt(r.result))
-  }
-  return n
-}
-
 function commitOf(checkout: string): string {
   try {
     return execFileSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
@@ -232,6 +213,7 @@ async function measure(
 ): Promise<SyncRun> {
   const bin = join(checkout, 'bin', 'ibex.js')
   const scratch = mkdtempSync(SCRATCH_PREFIX)
+  scratches.add(scratch)
   const { datadir: srcData, genesis } = sourcePaths(src.dir)
   const procs: NodeProc[] = []
   try {
@@ -311,7 +293,7 @@ async function measure(
     if (finished && !headHashMatches)
       console.log(`  ! head hash ${block?.hash} is not the source's ${src.manifest.headHash}`)
     const blocks = finished ? target : current
-    const transfers = finished ? src.manifest.transfers : await transfersUpTo(url, current)
+    const transfers = finished ? src.manifest.transfers : transfersUpTo(src.manifest.options, current)
     const importSeconds = seconds - (firstBlockAt ?? 0)
     const run: SyncRun = {
       label,
@@ -340,6 +322,7 @@ async function measure(
   } finally {
     for (const p of procs.reverse()) await p.stop()
     rmSync(scratch, { recursive: true, force: true })
+    scratches.delete(scratch)
   }
 }
 
@@ -396,6 +379,7 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     for (const p of [...live]) await p.stop()
+    for (const d of scratches) rmSync(d, { recursive: true, force: true })
     process.exit(130)
   })
 }

@@ -130,6 +130,24 @@ function prng(seed: number): () => number {
   }
 }
 
+/** How many transfers the next block carries (draws from `rand` as the generator does). */
+function transfersInNextBlock(rand: () => number, emptyShare: number, mean: number): number {
+  return rand() < emptyShare ? 0 : 1 + Math.floor(rand() * Math.max(1, 2 * mean - 1))
+}
+
+/** Transfers in blocks 1 … `blocks` of the chain `o` generates, without generating it (the same draws replayed). */
+export function transfersUpTo(o: SyncSourceOptions, blocks: number): number {
+  const rand = prng(o.seed)
+  const mean = o.emptyShare < 1 ? o.txsPerBlock / (1 - o.emptyShare) : 0
+  let n = 0
+  for (let b = 1; b <= blocks; b++) {
+    const count = transfersInNextBlock(rand, o.emptyShare, mean)
+    for (let i = 0; i < 2 * count; i++) rand() // recipient and value of each transfer
+    n += count
+  }
+  return n
+}
+
 /** Every explorer index, as `ibex start` writes them by default (src/config/settings.ts, `[explorer]`). */
 const ALL_EXPLORER_INDEXES = { appearances: true, senderNonce: true, creators: true, fees: true, reverts: true }
 
@@ -147,9 +165,13 @@ async function generateSource(o: SyncSourceOptions, out: string, log: (line: str
   for (const s of senders) g.alloc[s.hex] = { balance: `0x${SENDER_BALANCE_WEI.toString(16)}` }
   writeFileSync(genesisFile, JSON.stringify(g, null, 2))
   const IBEX_BIN = join(REPO, 'bin', 'ibex.js')
-  execFileSync(process.execPath, [IBEX_BIN, 'init', '--network', 'dev', '--genesis', genesisFile, '--datadir', datadir], {
-    stdio: 'pipe',
-  })
+  execFileSync(
+    process.execPath,
+    [IBEX_BIN, 'init', '--network', 'dev', '--genesis', genesisFile, '--datadir', datadir],
+    {
+      stdio: 'pipe',
+    },
+  )
   const genesis = g as unknown as GenesisJson
   const common = createChainCommon(genesis)
   const db = await openDatabase(join(datadir, 'chaindata'))
@@ -178,18 +200,27 @@ async function generateSource(o: SyncSourceOptions, out: string, log: (line: str
     })
     let lastLine = performance.now()
     for (let b = 1; b <= o.blocks; b++) {
-      const count = rand() < o.emptyShare ? 0 : 1 + Math.floor(rand() * Math.max(1, 2 * mean - 1))
+      const count = transfersInNextBlock(rand, o.emptyShare, mean)
       const batch: PoolTx[] = []
       if (count > 0) {
         // nonces and funds are checked for real by the executor (a dropped transfer fails below)
-        const admission = { ...headAdmission(db, store, common), account: async () => ({ nonce: 0n, balance: SENDER_BALANCE_WEI }) }
+        const admission = {
+          ...headAdmission(db, store, common),
+          account: async () => ({ nonce: 0n, balance: SENDER_BALANCE_WEI }),
+        }
         for (let i = 0; i < count; i++) {
           const s = nextSender
           nextSender = (nextSender + 1) % o.senders
           const sender = senders[s] as Key
           const to = recipients[Math.floor(rand() * o.recipients)] as Uint8Array
           const value = 1n + BigInt(Math.floor(rand() * 1e9))
-          const signed = signTx(sender, { nonce: nonces[s] as bigint, to, value, data: new Uint8Array(0), gas: TRANSFER_GAS })
+          const signed = signTx(sender, {
+            nonce: nonces[s] as bigint,
+            to,
+            value,
+            data: new Uint8Array(0),
+            gas: TRANSFER_GAS,
+          })
           nonces[s] = (nonces[s] as bigint) + 1n
           const raw = bytes(signed.raw)
           const tx = decodeRawTransaction(raw, common)
@@ -222,7 +253,9 @@ async function generateSource(o: SyncSourceOptions, out: string, log: (line: str
       seconds: (performance.now() - started) / 1000,
     }
     writeFileSync(manifest, `${JSON.stringify(result, null, 2)}\n`)
-    log(`source chain: head ${result.head} ${result.headHash}, ${transfers} transfers in ${result.seconds.toFixed(0)} s`)
+    log(
+      `source chain: head ${result.head} ${result.headHash}, ${transfers} transfers in ${result.seconds.toFixed(0)} s`,
+    )
     return result
   } finally {
     await db.close()
