@@ -25,6 +25,7 @@ import { RESULTS_DIR } from '../repo.js'
 import { type BigStateManifest, bigStatePaths, generateBigState, readManifest } from './generate.js'
 import {
   BIG_MIX,
+  MIX_REQUESTS,
   bigMixRequests,
   checkServes,
   diskBytes,
@@ -62,6 +63,8 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '2' },
     out: { type: 'string', default: RESULTS_DIR },
     'ibex-node-flags': { type: 'string', default: '' },
+    /** Seconds of a turn per method alone (0: no per-method table), after the mix. */
+    'per-method': { type: 'string', default: '0' },
   },
 })
 ibexNodeFlags.push(...(values['ibex-node-flags'] as string).split(' ').filter(Boolean))
@@ -91,6 +94,8 @@ interface Side {
   idleRssMiB: number
   peakRssMiB: number
   turns: Summary[]
+  /** Method → req/s of a turn of that method alone (--per-method). */
+  alone: Map<string, number>
 }
 
 try {
@@ -117,7 +122,16 @@ try {
     )
     await checkServes(node.url, m)
     await new Promise((r) => setTimeout(r, SETTLE_MS))
-    sides.push({ name, dir, m, node, idleRssMiB: treeRssMiB(node.proc.pid), peakRssMiB: 0, turns: [] })
+    sides.push({
+      name,
+      dir,
+      m,
+      node,
+      idleRssMiB: treeRssMiB(node.proc.pid),
+      peakRssMiB: 0,
+      turns: [],
+      alone: new Map(),
+    })
     for (const s of sides) if (s.name !== name) process.kill(s.node.proc.pid, 'SIGCONT')
   }
   const mixes = new Map(sides.map((s) => [s.name, bigMixRequests(s.m)]))
@@ -140,6 +154,27 @@ try {
       log(
         `turn ${turn + 1} ${side.name}: ${Math.round(summary.rps)} req/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.httpErrors + summary.rpcErrors + summary.failed}`,
       )
+    }
+  }
+  const aloneSeconds = Number(values['per-method'])
+  if (aloneSeconds > 0) {
+    for (const method of Object.keys(BIG_MIX)) {
+      for (const side of sides) {
+        const requests = bigMixRequests(side.m, MIX_REQUESTS, 11, method)
+        const others = sides.filter((s) => s !== side)
+        for (const o of others) process.kill(o.node.proc.pid, 'SIGSTOP')
+        const summary = await generate({
+          url: side.node.url,
+          requests,
+          connections: CONNECTIONS,
+          durationMs: aloneSeconds * 1000,
+          warmupMs: 500,
+          timeoutMs: 10_000,
+        })
+        for (const o of others) process.kill(o.node.proc.pid, 'SIGCONT')
+        side.alone.set(method, summary.rps)
+        log(`${method} alone, ${side.name}: ${Math.round(summary.rps)} req/s, p99 ${summary.p99.toFixed(1)} ms`)
+      }
     }
   }
   const logs = new Map<string, Record<string, { ms: number; logs: number }>>()
@@ -192,6 +227,20 @@ try {
     '',
     `Big-state read mix / small-state read mix: **${ratio.toFixed(2)}** (target ≥ 0.80).`,
     '',
+    ...(aloneSeconds > 0
+      ? [
+          `Each method alone (\`--per-method ${aloneSeconds}\`: ${aloneSeconds} s a turn, a list of that method alone drawn as the mix draws it), req/s:`,
+          '',
+          '| method | small state | big state | big / small |',
+          '|---|---:|---:|---:|',
+          ...Object.keys(BIG_MIX).map((method) => {
+            const a = small.alone.get(method) ?? 0
+            const b = big.alone.get(method) ?? 0
+            return `| ${method} | ${Math.round(a)} | ${Math.round(b)} | ${a > 0 ? (b / a).toFixed(2) : '—'} |`
+          }),
+          '',
+        ]
+      : []),
   ].join('\n')
   const date = new Date(started).toISOString().slice(0, 16).replace(':', '')
   const file = join(values.out as string, `${date}-bigstate.md`)
@@ -213,6 +262,7 @@ try {
           idleRssMiB: s.idleRssMiB,
           peakRssMiB: s.peakRssMiB,
           turns: s.turns.map((t) => ({ rps: t.rps, p50: t.p50, p99: t.p99, tags: t.tags })),
+          alone: Object.fromEntries(s.alone),
           logs: logs.get(s.name),
         })),
       },

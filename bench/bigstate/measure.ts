@@ -110,8 +110,11 @@ export async function checkServes(url: string, m: BigStateManifest): Promise<voi
 const quantity = (n: number): string => `0x${n.toString(16)}`
 const BALANCE_OF = selector('balanceOf(address)')
 
-/** The read mix's list over the generated state, from a fixed-seed PRNG (same list for the same manifest). */
-export function bigMixRequests(m: BigStateManifest, count = MIX_REQUESTS, seed = 7): LoadRequest[] {
+/**
+ * The read mix's list over the generated state, from a fixed-seed PRNG (same list for the same
+ * manifest); with `only`, a list of that method alone, its keys drawn the same way.
+ */
+export function bigMixRequests(m: BigStateManifest, count = MIX_REQUESTS, seed = 7, only?: string): LoadRequest[] {
   const rand = prng(seed)
   const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)] as T
   const account = (): string => accountAddress(m.options.seed, Math.floor(rand() * m.options.accounts))
@@ -148,14 +151,15 @@ export function bigMixRequests(m: BigStateManifest, count = MIX_REQUESTS, seed =
   const out: LoadRequest[] = []
   for (let i = 0; i < count; i++) {
     let r = rand() * 100
-    let method = (methods[0] as [string, number])[0]
-    for (const [name, share] of methods) {
-      if (r < share) {
-        method = name
-        break
+    let method = only ?? (methods[0] as [string, number])[0]
+    if (only === undefined)
+      for (const [name, share] of methods) {
+        if (r < share) {
+          method = name
+          break
+        }
+        r -= share
       }
-      r -= share
-    }
     const params = (make[method] as () => unknown[])()
     out.push({ tag: method, body: JSON.stringify({ jsonrpc: '2.0', id: i, method, params }) })
   }

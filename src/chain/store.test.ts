@@ -49,3 +49,34 @@ describe('stored blocks decode transactions on demand', () => {
     }
   })
 })
+
+describe('one receipt of a stored block', () => {
+  it('is the same read from disk alone and from the kept decoded receipts, with its log positions', async () => {
+    const c = await openDiffChain(dirs, 'layers')
+    try {
+      const key = devKey(0)
+      const raws = [0n, 1n, 2n, 3n].map((nonce) =>
+        sign(c.chain.common, key, { nonce, to: `0x${'cd'.repeat(20)}`, value: 5n + nonce, gasLimit: 21_000n }),
+      )
+      await buildBlock(c, raws)
+      const fresh = new ChainStore(c.chain.db, c.chain.common)
+      const block = fresh.getBlockByNumber(1n)
+      if (block === undefined) throw new Error('block 1 not stored')
+      // nothing decoded yet: from the stored bytes
+      const fromDisk = [0, 1, 2, 3].map((i) => fresh.getReceipt(block.hash, i))
+      expect(fresh.getReceipt(block.hash, 4)).toBeUndefined()
+      const all = fresh.getReceipts(block.hash) ?? []
+      expect(all).toHaveLength(4)
+      for (let i = 0; i < 4; i++) {
+        expect(fromDisk[i]?.receipt.cumulativeGasUsed).toBe(all[i]?.cumulativeGasUsed)
+        expect(fromDisk[i]?.receipt.gasUsed).toBe(21_000n)
+        expect(fromDisk[i]).toMatchObject({ firstLogIndex: 0, blockLogCount: 0 })
+        // now kept decoded: the same receipt object the list holds
+        expect(fresh.getReceipt(block.hash, i)?.receipt).toBe(all[i])
+      }
+      expect(fresh.getReceipt(block.hash, 4)).toBeUndefined()
+    } finally {
+      await c.close()
+    }
+  })
+})

@@ -28,7 +28,14 @@ import {
   type TxActivity,
   writeExplorerIndex,
 } from './explorerIndex.js'
-import { decodeStoredReceipts, encodeStoredReceipts, type StoredReceipt } from './receipt.js'
+import {
+  decodeStoredReceipts,
+  encodeStoredReceipts,
+  type ReceiptInBlock,
+  receiptInList,
+  type StoredReceipt,
+  storedReceiptAt,
+} from './receipt.js'
 import { editedStateRoot, markStateEdits, putEditedStateRoot, stateEditsEnabled } from './stateEdits.js'
 
 /** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
@@ -261,6 +268,18 @@ export class ChainStore {
       this.#receipts.delete(oldest)
     }
     return receipts
+  }
+
+  /**
+   * Receipt `index` of a block, with where its logs sit among the block's: from the decoded
+   * receipts when they are kept, else decoding that one receipt only (and keeping nothing: a
+   * lookup by hash is one of a block's receipts, and the next is most likely another block's).
+   */
+  getReceipt(hash: Uint8Array, index: number): ReceiptInBlock | undefined {
+    const cached = this.#receipts.get(Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex'))
+    if (cached !== undefined) return receiptInList(cached.receipts, index)
+    const bytes = this.db.getSync('receipts', hash)
+    return bytes === undefined ? undefined : storedReceiptAt(bytes, index)
   }
 
   getTxLocation(txHash: Uint8Array): TxLocation | undefined {

@@ -25,7 +25,7 @@
 import type { Proof } from '@ethereumjs/statemanager'
 import type { GenesisJson } from '../chain/common.js'
 import type { ExplorerIndex } from '../chain/explorerIndex.js'
-import type { StoredReceipt } from '../chain/receipt.js'
+import type { ReceiptInBlock, StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, TxLocation } from '../chain/store.js'
 import type { DevControl } from '../consensus/devControl.js'
 import type {
@@ -116,6 +116,8 @@ export interface Backend {
   isCanonical(block: ChainBlock): boolean
   /** The receipts of a stored block, in transaction order. */
   receipts(blockHash: Uint8Array): StoredReceipt[] | undefined
+  /** One receipt of a stored block, with where its logs sit among the block's (decodes that one only). */
+  receiptAt(blockHash: Uint8Array, index: number): ReceiptInBlock | undefined
   /** Where a mined transaction sits. */
   txLocation(hash: Uint8Array): TxLocation | undefined
   /** The genesis.json the chain was initialised from ({} when unknown). */

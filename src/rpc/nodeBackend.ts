@@ -18,7 +18,7 @@ import type { GenesisJson } from '../chain/common.js'
 import type { Database } from '../db/db.js'
 import { depositContractAddress } from '../chain/forks.js'
 import type { Engine } from '../chain/hash.js'
-import type { StoredReceipt } from '../chain/receipt.js'
+import type { ReceiptInBlock, StoredReceipt } from '../chain/receipt.js'
 import type { ChainBlock, ChainStore, TxLocation } from '../chain/store.js'
 import { devAccounts } from '../config/accounts.js'
 import type { IbexConfig } from '../config/types.js'
@@ -38,7 +38,7 @@ import {
 import { type ChainEvents, FilterSystem, queryLogs, SubscriptionHub } from '../filters/index.js'
 import type { Logger } from '../log.js'
 import type { NetworkInfo } from '../p2p/network.js'
-import { accountAt, stateAt } from '../state/index.js'
+import { accountAt, stateAt, storageAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
 import type { CheckpointSource } from '../validators/checkpoint/index.js'
@@ -206,6 +206,10 @@ export class NodeBackend implements Backend {
     return this.#store.getReceipts(blockHash)
   }
 
+  receiptAt(blockHash: Uint8Array, index: number): ReceiptInBlock | undefined {
+    return this.#store.getReceipt(blockHash, index)
+  }
+
   txLocation(hash: Uint8Array): TxLocation | undefined {
     return this.#store.getTxLocation(hash)
   }
@@ -238,11 +242,19 @@ export class NodeBackend implements Backend {
   }
 
   state(block: ChainBlock): StateReader {
-    const sm = stateAt(this.#db, this.#common, block.header.stateRoot)
+    const root = block.header.stateRoot
+    let manager: ReturnType<typeof stateAt> | undefined
+    const sm = (): ReturnType<typeof stateAt> => {
+      manager ??= stateAt(this.#db, this.#common, root)
+      return manager
+    }
     return {
-      code: (address) => sm.getCode(createAddressFromString(address)),
-      storage: (address, slot) => sm.getStorage(createAddressFromString(address), slot),
-      proof: (address, slots) => getMerkleStateProof(sm, createAddressFromString(address), slots),
+      code: (address) => sm().getCode(createAddressFromString(address)),
+      // a slot without a state manager when it can be (the root's flat cache, else its committed nodes)
+      storage: async (address, slot) =>
+        storageAt(this.#db, root, address.slice(2).toLowerCase(), slot) ??
+        sm().getStorage(createAddressFromString(address), slot),
+      proof: (address, slots) => getMerkleStateProof(sm(), createAddressFromString(address), slots),
     }
   }
 

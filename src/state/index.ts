@@ -17,6 +17,8 @@ import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'
 import { WriterStateManager } from './writer.js'
 import type { TrieStore } from './trieStore.js'
+import { hexOf } from '../util/bytes.js'
+import { decodeRlp } from '../util/rlp.js'
 
 export { SharedReadStateManager } from './sharedRead.js'
 export { WriterStateManager } from './writer.js'
@@ -102,4 +104,40 @@ export function accountAt(db: Database, root: Uint8Array, address: string): Uint
   if (raw === MISSING_NODE) return undefined
   shared.accounts.set(address, raw ?? null)
   return raw ?? null
+}
+
+/** Position of the storage root in an account's RLP [nonce, balance, storageRoot, codeHash]. */
+const ACCOUNT_STORAGE_ROOT = 2
+const NO_VALUE: Uint8Array = new Uint8Array(0)
+
+/**
+ * A storage slot at the committed `root`, without a state manager: from the root's flat read
+ * cache, else read from the account's and its storage trie's nodes (trieLookup.ts) and remembered
+ * there — the value as SharedReadStateManager.getStorage answers it (leading zeros dropped, empty
+ * when unset or the account does not exist). undefined when the root's nodes are not all in the
+ * database (then read it through stateAt). `address` is 40 hex digits, lowercase, no 0x; `slot`
+ * is 32 bytes.
+ */
+export function storageAt(db: Database, root: Uint8Array, address: string, slot: Uint8Array): Uint8Array | undefined {
+  if (slot.length !== 32) return undefined
+  const shared = readCacheFor(db, root)
+  const key = address + hexOf(slot)
+  const hit = shared.slots.get(key)
+  if (hit !== undefined) return hit
+  const account = accountAt(db, root, address)
+  if (account === undefined) return undefined
+  let value = NO_VALUE
+  if (account !== null) {
+    const storageRoot = (decodeRlp(account) as Uint8Array[])[ACCOUNT_STORAGE_ROOT]
+    if (storageRoot === undefined || Array.isArray(storageRoot)) return undefined
+    const raw = trieRead(db, storageRoot, slot)
+    if (raw === MISSING_NODE) return undefined
+    if (raw !== undefined) {
+      const decoded = decodeRlp(raw)
+      if (Array.isArray(decoded)) return undefined
+      value = decoded
+    }
+  }
+  shared.slots.set(key, value)
+  return value
 }

@@ -3,29 +3,32 @@
  * nodes in RocksDB: no MerklePatriciaTrie object, no walk controller, no promise per node.
  * ethereumjs' `trie.get` spent ~30 µs on an account or slot read at a warm root (most of it its
  * walk machinery and decoding the same top nodes again); this walks the key's nibbles through
- * nodes decoded once and kept (NODE_CACHE_ENTRIES), so a read costs the keccak of the key and a
- * few map lookups.
+ * nodes kept as stored (NODE_CACHE_BYTES) and read in place, so a read costs the keccak of the key,
+ * a few map lookups and no allocation but the value's view.
  *
  *   trieRead(db, root, key) ─▶ keccak(key) nibbles ─▶ root node ─▶ branch / extension / leaf …
- *                              (nodes by hash: decoded-node cache ─miss─▶ RocksDB `trie` column)
+ *                              (nodes by hash: kept-node cache ─miss─▶ RocksDB `trie` column)
  *
  * What must always hold: only nodes of committed state are read (a root whose nodes are still in
  * a writer's overlay has some missing here); a node the database does not hold makes the read
  * answer MISSING_NODE, never a guess, and the caller reads through ethereumjs instead. Nodes are
- * content-addressed, so a cached decoded node is valid for every root forever.
+ * content-addressed, so a kept node is valid for every root forever.
  */
-import { decodeRlp } from '../util/rlp.js'
 import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
+import { readSpan, span } from '../util/rlp.js'
 
 /**
- * Decoded trie nodes kept (by hash, all roots): the top levels of the account trie and hot storage
- * tries. A decoded branch node is ~2 KB of heap (17 views and the node's bytes); the top four
- * levels of a 1M-account trie are ~70k nodes, and the fifth level's million nodes cannot all be
- * kept anyway (RocksDB's trie block cache serves them): twice as many entries would cost ~200 MB
- * of heap for ~0.1 fewer database reads per account read (issue 22: RSS < 1 GiB at 1M accounts).
+ * Bytes of trie nodes kept (by hash, all roots, as stored: RLP, not decoded): the top levels of the
+ * account trie and hot storage tries. The top four levels of a 1M-account trie are ~70k branch
+ * nodes of ~530 bytes (~37 MB); the fifth level's million nodes cannot all be kept anyway
+ * (RocksDB's trie block cache serves them). Kept as stored and walked in place, a node costs its
+ * bytes and one map entry: decoded (17 views a branch) it cost ~2 KB of heap and, on every miss,
+ * 18 objects for the collector — a quarter of a 1M-account read mix's main thread was GC (issue 22).
  */
-export const NODE_CACHE_ENTRIES = 100_000
+export const NODE_CACHE_BYTES = 64 * 1024 * 1024
+/** Heap a kept node costs beside its bytes (map entry, key string, the Uint8Array object). */
+const NODE_OVERHEAD_BYTES = 160
 
 /** A node the database does not hold: the trie cannot be walked here. */
 export const MISSING_NODE: unique symbol = Symbol('ibex.trie.missing-node')
@@ -33,77 +36,125 @@ export const MISSING_NODE: unique symbol = Symbol('ibex.trie.missing-node')
 /** Root of the empty trie (keccak256 of RLP of the empty string). */
 const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
 
-type Node = Uint8Array | Node[]
+/** Stored nodes by hash (latin1 string of the 32 bytes), oldest insertions dropped first. */
+const nodes = new Map<string, Uint8Array>()
+let nodeBytes = 0
 
-/** Decoded nodes by hash (latin1 string of the 32 bytes), oldest insertions dropped first. */
-const nodes = new Map<string, Node[]>()
-
-function remember(key: string, node: Node[]): void {
-  if (nodes.size >= NODE_CACHE_ENTRIES) {
-    const oldest = nodes.keys().next().value
-    if (oldest !== undefined) nodes.delete(oldest)
-  }
+function remember(key: string, node: Uint8Array): void {
   nodes.set(key, node)
+  nodeBytes += node.length + NODE_OVERHEAD_BYTES
+  while (nodeBytes > NODE_CACHE_BYTES) {
+    const oldest = nodes.keys().next().value
+    if (oldest === undefined) break
+    nodeBytes -= (nodes.get(oldest)?.length ?? 0) + NODE_OVERHEAD_BYTES
+    nodes.delete(oldest)
+  }
 }
 
-function latin1(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1')
 }
 
-/** The node a reference names: a 32-byte hash (read, decoded, kept) or a node embedded inline. */
-function resolve(db: Database, ref: Node): Node[] | typeof MISSING_NODE | undefined {
-  if (Array.isArray(ref)) return ref.length === 0 ? undefined : ref
-  if (ref.length === 0) return undefined
-  if (ref.length !== 32) return MISSING_NODE // not a hash and not a list: not a node this walks
-  const key = latin1(ref)
-  const hit = nodes.get(key)
-  if (hit !== undefined) return hit
-  const raw = db.getSync('trie', ref)
-  if (raw === undefined) return MISSING_NODE
-  const node = decodeRlp(raw) as Node
-  if (!Array.isArray(node)) return MISSING_NODE
-  remember(key, node)
-  return node
+/** Where the node a walk is at lives: buf[nodeStart, nodeEnd) is the payload of its RLP list. */
+let nodeBuf: Uint8Array = new Uint8Array(0)
+let nodeStart = 0
+let nodeEnd = 0
+
+/**
+ * Moves the walk to the node buf[span.start, span.end) names (the item just read): a 32-byte hash
+ * (read, kept) or a node embedded inline. false: an empty reference (the key is absent);
+ * MISSING_NODE: a node the database does not hold, or not a node at all.
+ */
+function follow(db: Database, buf: Uint8Array): boolean | typeof MISSING_NODE {
+  if (span.list) {
+    if (span.end === span.start) return false
+    nodeBuf = buf
+    nodeStart = span.start
+    nodeEnd = span.end
+    return true
+  }
+  const length = span.end - span.start
+  if (length === 0) return false
+  if (length !== 32) return MISSING_NODE // not a hash and not a list: not a node this walks
+  return load(db, buf.subarray(span.start, span.end), latin1(buf, span.start, span.end))
+}
+
+/** Moves the walk to the stored node `hash` (`key`: its latin1 string). */
+function load(db: Database, hash: Uint8Array, key: string): boolean | typeof MISSING_NODE {
+  let raw = nodes.get(key)
+  if (raw === undefined) {
+    raw = db.getSync('trie', hash)
+    if (raw === undefined) return MISSING_NODE
+    remember(key, raw)
+  }
+  if (readSpan(raw, 0, raw.length) !== raw.length || !span.list) return MISSING_NODE
+  nodeBuf = raw
+  nodeStart = span.start
+  nodeEnd = span.end
+  return true
 }
 
 /**
- * The value stored under keccak256(`key`) in the trie at `root`: its bytes, undefined when the
- * key is absent, MISSING_NODE when a node on the way is not in the database.
+ * The value stored under keccak256(`key`) in the trie at `root`: its bytes (a view into a stored
+ * node: not to be changed), undefined when the key is absent, MISSING_NODE when a node on the way
+ * is not in the database.
  */
 export function trieRead(
   db: Database,
   root: Uint8Array,
   key: Uint8Array,
 ): Uint8Array | undefined | typeof MISSING_NODE {
-  if (root.length === 32 && Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return undefined
+  if (root.length !== 32) return MISSING_NODE
+  if (Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return undefined
   const path = keccak256(key)
-  let node = resolve(db, root)
+  let moved = load(db, root, latin1(root, 0, 32))
   let at = 0 // nibbles of the path consumed
   for (;;) {
-    if (node === undefined || node === MISSING_NODE) return node
-    if (node.length === 17) {
-      if (at === 64) return leafValue(node[16])
-      node = resolve(db, node[nibble(path, at++)] as Node)
+    if (moved !== true) return moved === false ? undefined : moved
+    const buf = nodeBuf
+    const end = nodeEnd
+    // the first two items tell a branch (17 items) from a leaf or an extension (2)
+    let next = readSpan(buf, nodeStart, end)
+    if (next < 0) return MISSING_NODE
+    const firstStart = span.start
+    const firstEnd = span.end
+    const firstList = span.list
+    next = readSpan(buf, next, end)
+    if (next < 0) return MISSING_NODE
+    if (next !== end) {
+      // a branch: item `n` for nibble n, item 16 for a key ending here
+      const want = at === 64 ? 16 : nibble(path, at++)
+      if (want === 0) {
+        span.start = firstStart
+        span.end = firstEnd
+        span.list = firstList
+      } else {
+        for (let i = 1; i < want; i++) {
+          next = readSpan(buf, next, end)
+          if (next < 0) return MISSING_NODE
+        }
+      }
+      if (want === 16) return span.list || span.end === span.start ? undefined : buf.subarray(span.start, span.end)
+      moved = follow(db, buf)
       continue
     }
-    if (node.length !== 2) return MISSING_NODE
-    const encoded = node[0]
-    if (Array.isArray(encoded)) return MISSING_NODE
+    if (firstList || firstEnd === firstStart) return MISSING_NODE
     // hex-prefix: high nibble of byte 0 is 2|odd for a leaf, 0|odd for an extension
-    const flag = (encoded[0] ?? 0) >> 4
+    const flag = (buf[firstStart] as number) >> 4
     const odd = (flag & 1) === 1
-    const count = (encoded.length - 1) * 2 + (odd ? 1 : 0)
+    const count = (firstEnd - firstStart - 1) * 2 + (odd ? 1 : 0)
     for (let i = 0; i < count; i++) {
       const n = odd
         ? i === 0
-          ? (encoded[0] as number) & 0x0f
-          : byteNibble(encoded, i + 1)
-        : byteNibble(encoded, i + 2)
+          ? (buf[firstStart] as number) & 0x0f
+          : byteNibble(buf, firstStart, i + 1)
+        : byteNibble(buf, firstStart, i + 2)
       if (at + i >= 64 || n !== nibble(path, at + i)) return undefined
     }
     at += count
-    if (flag >= 2) return at === 64 ? leafValue(node[1]) : undefined
-    node = resolve(db, node[1] as Node)
+    if (flag >= 2)
+      return at === 64 && !span.list && span.end > span.start ? buf.subarray(span.start, span.end) : undefined
+    moved = follow(db, buf)
   }
 }
 
@@ -113,17 +164,14 @@ function nibble(path: Uint8Array, i: number): number {
   return (i & 1) === 0 ? b >> 4 : b & 0x0f
 }
 
-/** Nibble `i` of `bytes`, counting from the high nibble of byte 0. */
-function byteNibble(bytes: Uint8Array, i: number): number {
-  const b = bytes[i >> 1] as number
+/** Nibble `i` of the bytes from `start`, counting from the high nibble of byte `start`. */
+function byteNibble(bytes: Uint8Array, start: number, i: number): number {
+  const b = bytes[start + (i >> 1)] as number
   return (i & 1) === 0 ? b >> 4 : b & 0x0f
 }
 
-function leafValue(v: Node | undefined): Uint8Array | undefined {
-  return v === undefined || Array.isArray(v) || v.length === 0 ? undefined : v
-}
-
-/** Forgets every decoded node (tests). */
+/** Forgets every kept node (tests). */
 export function clearNodeCache(): void {
   nodes.clear()
+  nodeBytes = 0
 }

@@ -6,7 +6,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { describe, expect, it } from 'vitest'
 import { prng } from './prng.js'
-import { decodeRlp, type RlpItem } from './rlp.js'
+import { countItems, decodeRlp, type RlpItem, readSpan, span } from './rlp.js'
 
 type Input = Uint8Array | Input[]
 
@@ -73,5 +73,43 @@ describe('decodeRlp', () => {
     expect(() => decodeRlp(Uint8Array.of(0x01, 0x02))).toThrow(/remainder/)
     expect(decodeRlp(new Uint8Array(0))).toEqual(new Uint8Array(0))
     expect(plain(decodeRlp(Uint8Array.of(0xc0)))).toEqual([])
+  })
+})
+
+/** The item at bytes[at, end) rebuilt from readSpan's spans alone (strings as bytes, lists walked). */
+function viaSpans(bytes: Uint8Array, at: number, limit: number): { item: unknown; next: number } {
+  const next = readSpan(bytes, at, limit)
+  if (next < 0) throw new Error(`no item at ${at}`)
+  if (!span.list) return { item: Array.from(bytes.subarray(span.start, span.end)), next }
+  const { start, end } = span
+  const items: unknown[] = []
+  for (let p = start; p < end; ) {
+    const r = viaSpans(bytes, p, end)
+    items.push(r.item)
+    p = r.next
+  }
+  expect(countItems(bytes, start, end)).toBe(items.length)
+  return { item: items, next }
+}
+
+describe('readSpan', () => {
+  it('walks to the same items decodeRlp builds, every length class', () => {
+    const rand = prng(4417)
+    for (let i = 0; i < 1_000; i++) {
+      const encoded = RLP.encode(randomItem(rand, 4) as never)
+      const r = viaSpans(encoded, 0, encoded.length)
+      expect(r.next).toBe(encoded.length)
+      expect(r.item).toEqual(plain(decodeRlp(encoded)))
+    }
+  })
+
+  it('answers -1 for an item that does not fit its limit, or no item at all', () => {
+    const long = RLP.encode(Uint8Array.from({ length: 100 }, (_, i) => i))
+    expect(readSpan(long, 0, long.length - 1)).toBe(-1)
+    expect(readSpan(long, 0, 1)).toBe(-1) // the length bytes themselves are cut
+    expect(readSpan(long, long.length, long.length)).toBe(-1)
+    const list = RLP.encode([Uint8Array.of(1, 2, 3), Uint8Array.of(4, 5)])
+    expect(countItems(list, 1, list.length - 1)).toBe(-1)
+    expect(countItems(list, 1, list.length)).toBe(2)
   })
 })

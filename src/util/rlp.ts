@@ -88,3 +88,53 @@ function readItem(bytes: Uint8Array, at: number, limit: number): number {
   item = list
   return end
 }
+
+/**
+ * Where the item `readSpan` read last is: its payload is bytes[start, end), `list` tells a list
+ * from a string. One shared object, overwritten by every call (read what you need first).
+ */
+export const span = { start: 0, end: 0, list: false }
+
+/**
+ * Reads the header of the RLP item at `at` (not past `limit`) into `span`, allocating nothing, and
+ * returns the offset after the item, or -1 when the bytes there are not an item that fits. It does
+ * not check the item's contents or canonical form: for walking stored data (trie nodes, receipts)
+ * to the one part a read needs, where decodeRlp would build every item.
+ */
+export function readSpan(bytes: Uint8Array, at: number, limit: number): number {
+  if (at >= limit) return -1
+  const first = bytes[at] as number
+  if (first <= 0x7f) {
+    span.start = at
+    span.end = at + 1
+    span.list = false
+    return at + 1
+  }
+  let start: number
+  let length: number
+  if (first <= 0xb7 || (first >= 0xc0 && first <= 0xf7)) {
+    start = at + 1
+    length = first - (first <= 0xb7 ? 0x80 : 0xc0)
+  } else {
+    const count = first - (first <= 0xbf ? 0xb7 : 0xf7)
+    if (at + 1 + count > limit) return -1
+    length = 0
+    for (let i = 0; i < count; i++) length = length * 256 + (bytes[at + 1 + i] as number)
+    start = at + 1 + count
+  }
+  if (start + length > limit) return -1
+  span.start = start
+  span.end = start + length
+  span.list = first >= 0xc0
+  return start + length
+}
+
+/** Items in the list whose payload is bytes[start, end), or -1 when they do not fit it. */
+export function countItems(bytes: Uint8Array, start: number, end: number): number {
+  let n = 0
+  for (let at = start; at < end; n++) {
+    at = readSpan(bytes, at, end)
+    if (at < 0) return -1
+  }
+  return n
+}

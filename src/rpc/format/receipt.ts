@@ -5,7 +5,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { logsBloom } from '../../chain/bloom.js'
-import type { StoredReceipt } from '../../chain/receipt.js'
+import type { ReceiptInBlock, StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { toData, toQuantity } from '../../util/hex.js'
 import type { RpcObject } from './block.js'
@@ -43,18 +43,38 @@ export function formatReceipt(
   if (known !== undefined) return known
   const start = logIndexStart ?? firstLogIndex(receipts, txIndex)
   const count = logCount ?? blockLogCount(receipts)
-  return receiptCache.set(key, keep(buildReceipt(block, receipts, txIndex, tx, start, count)))
+  return receiptCache.set(key, keep(buildReceipt(block, receipts[txIndex] as StoredReceipt, txIndex, tx, start, count)))
+}
+
+/**
+ * The receipt object of transaction `txIndex`, from that one receipt (`read`: the chain store's
+ * getReceipt, called only when the object is not kept already); null when it is not stored.
+ */
+export function formatOneReceipt(
+  block: ChainBlock,
+  txIndex: number,
+  tx: TypedTransaction,
+  read: () => ReceiptInBlock | undefined,
+): RpcObject | null {
+  const key = keyOf(block.hash, txIndex)
+  const known = receiptCache.get(key)
+  if (known !== undefined) return known
+  const found = read()
+  if (found === undefined) return null
+  return receiptCache.set(
+    key,
+    keep(buildReceipt(block, found.receipt, txIndex, tx, found.firstLogIndex, found.blockLogCount)),
+  )
 }
 
 function buildReceipt(
   block: ChainBlock,
-  receipts: StoredReceipt[],
+  r: StoredReceipt,
   txIndex: number,
   tx: TypedTransaction,
   logIndexStart: number,
   logCount: number,
 ): RpcObject {
-  const r = receipts[txIndex] as StoredReceipt
   const txHash = tx.hash()
   const out: RpcObject = {
     blockHash: toData(block.hash),

@@ -9,7 +9,7 @@ import { createBlockHeader } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
-import type { StoredReceipt } from '../../chain/receipt.js'
+import { receiptInList, type StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import type { PoolTx } from '../../txpool/index.js'
 import type { Backend } from '../backend.js'
@@ -142,6 +142,7 @@ export function chainOf(blocks: ChainBlock[]): Partial<Backend> {
     blockByHash: (hash) => byHash.get(Buffer.from(hash).toString('hex')),
     isCanonical: () => true,
     receipts: (hash) => receipts.get(Buffer.from(hash).toString('hex')),
+    receiptAt: (hash, index) => receiptInList(receipts.get(Buffer.from(hash).toString('hex')) ?? [], index),
   }
 }
 

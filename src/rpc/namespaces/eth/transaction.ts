@@ -3,8 +3,8 @@
  * `rpc.BlockNumber` (tag or number) in the ByBlockNumber methods, and an index is `hexutil.Uint`.
  */
 import { blockTransaction, type ChainBlock } from '../../../chain/store.js'
-import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
-import { formatReceipt } from '../../format/receipt.js'
+import { type Backend, resolveBlock } from '../../backend.js'
+import { formatOneReceipt } from '../../format/receipt.js'
 import { formatTransaction } from '../../format/transaction.js'
 import { toData } from '../../../util/hex.js'
 import { BlockNumber, Hash, Uint } from '../../params/index.js'
@@ -14,7 +14,8 @@ function txInBlock(b: Backend, block: ChainBlock | undefined, index: number) {
   if (block === undefined) return null
   const tx = blockTransaction(block, index)
   if (tx === undefined) return null
-  const from = sendersOf(b, block)[index] ?? EMPTY_SENDER
+  // one receipt decoded, not the block's (sendersOf)
+  const from = b.receiptAt(block.hash, index)?.receipt.from ?? EMPTY_SENDER
   return formatTransaction(tx, {
     from,
     blockHash: block.hash,
@@ -65,9 +66,8 @@ export const transactionMethods: MethodTable<Backend> = {
     const loc = b.txLocation(hash)
     if (loc === undefined) return null
     const block = b.blockByHash(loc.blockHash)
-    const receipts = block && b.receipts(block.hash)
     const tx = block && blockTransaction(block, loc.index)
-    if (block === undefined || receipts === undefined || tx === undefined) return null
-    return formatReceipt(block, receipts, loc.index, tx)
+    if (block === undefined || tx === undefined) return null
+    return formatOneReceipt(block, loc.index, tx, () => b.receiptAt(block.hash, loc.index))
   }),
 }
