@@ -41,6 +41,7 @@ import type { NetworkInfo } from '../p2p/network.js'
 import { accountAt, stateAt, storageAt } from '../state/index.js'
 import type { PoolContent, PoolStats, PoolTx, TxPool } from '../txpool/index.js'
 import { toData } from '../util/hex.js'
+import { decodeRlp } from '../util/rlp.js'
 import type { CheckpointSource } from '../validators/checkpoint/index.js'
 import { SpanCommittees } from '../validators/index.js'
 import type {
@@ -230,7 +231,7 @@ export class NodeBackend implements Backend {
     const rlp = accountAt(this.#db, block.header.stateRoot, address.slice(2).toLowerCase())
     if (rlp === null) return NO_ACCOUNT
     if (rlp !== undefined) {
-      const fields = RLP.decode(rlp) as Uint8Array[]
+      const fields = decodeRlp(rlp) as Uint8Array[]
       return {
         nonce: bytesToBigInt(fields[ACCOUNT_NONCE] as Uint8Array),
         balance: bytesToBigInt(fields[ACCOUNT_BALANCE] as Uint8Array),
