@@ -15,14 +15,10 @@ import type { Database } from '../db/db.js'
 
 /** Roots kept per database (the head, the block before it while readers move on, and a spare). */
 export const READ_CACHE_ROOTS = 3
-/**
- * Accounts remembered per root (~300 bytes each with the node bytes they keep). Each thread that
- * reads keeps its own, for up to READ_CACHE_ROOTS roots: on a 1M-account chain random reads fill
- * them all, and at 100k / 200k they were a fifth of a node's RSS past 1 GiB (issue 22).
- */
-export const READ_CACHE_ACCOUNTS = 50_000
+/** Accounts remembered per root. */
+export const READ_CACHE_ACCOUNTS = 100_000
 /** Storage slots remembered per root. */
-export const READ_CACHE_SLOTS = 100_000
+export const READ_CACHE_SLOTS = 200_000
 /** Storage tries kept per root for reads (by storage root). */
 export const READ_CACHE_STORAGE_TRIES = 1_024
 /** Contract code remembered (by code hash, all roots), bytes. */

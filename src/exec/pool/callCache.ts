@@ -10,8 +10,8 @@
  */
 import type { CallRequest } from '../../evm/call.js'
 
-/** Results kept (~600 bytes each with its key). */
-export const CALL_CACHE_ENTRIES = 20_000
+/** Results kept. */
+export const CALL_CACHE_ENTRIES = 50_000
 /** Return data kept, bytes. */
 export const CALL_CACHE_BYTES = 32 * 1024 * 1024
 /** Calldata above this is not cached (the key would cost more than it saves). */

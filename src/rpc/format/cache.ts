@@ -11,16 +11,12 @@
 
 import { SizedCache } from '../../util/sizedCache.js'
 
-/**
- * Formatted receipts and transactions kept (each kind; ~3 KB a receipt with its JSON). These caches
- * answer repeated requests; on a big chain most requests are not repeated, and at twice these sizes
- * they filled a quarter of the main thread's heap (issue 22: RSS < 1 GiB at 1M accounts).
- */
-export const FORMAT_CACHE_ENTRIES = 8_192
+/** Formatted receipts and transactions kept (each kind). */
+export const FORMAT_CACHE_ENTRIES = 16_384
 /** Logs whose formatted objects are kept (~1.7 KB each with their JSON), counted per block (log.ts). */
-export const LOG_CACHE_ENTRIES = 25_000
+export const LOG_CACHE_ENTRIES = 50_000
 /** Formatted blocks kept, by the blocks' RLP size: full blocks of thousands of transactions are big. */
-export const BLOCK_CACHE_RLP_BYTES = 8 * 1024 * 1024
+export const BLOCK_CACHE_RLP_BYTES = 16 * 1024 * 1024
 /** JSON texts above this size are not kept. */
 export const JSON_CACHE_MAX_CHARS = 256 * 1024
 
