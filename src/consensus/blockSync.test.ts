@@ -17,7 +17,7 @@ import { BlockSync, type SyncStatus } from '../p2p/sync.js'
 import { join } from 'node:path'
 import { ChainStore } from '../chain/store.js'
 import { openDatabase } from '../db/db.js'
-import { IbftBlockImporter } from './ibftImport.js'
+import { IbftBlockImporter } from './ibftBlockImporter.js'
 
 const log = createLogger('silent')
 const hosts: P2pHost[] = []

@@ -13,7 +13,8 @@ import { encodeExtra } from '../chain/ibft/extra.js'
 import type { SpanRecord } from '../chain/ibft/span.js'
 import { BlockBuilder } from './blockBuilder.js'
 import { attachSeals, decodeExtra, ibftBlockHash, signCommittedSeal, signProposerSeal } from './ibft/index.js'
-import { IbftBlockImporter, type ImportSpans } from './ibftImport.js'
+import { IbftBlockImporter } from './ibftBlockImporter.js'
+import type { ImportSpans } from './ibftImport.js'
 import {
   committeeSigners,
   signConsent,

@@ -20,7 +20,7 @@ import { signCommittedSeal } from '../../src/consensus/ibft/index.js'
 import { TrieStore } from '../../src/state/index.js'
 import type { PoolTx } from '../../src/txpool/index.js'
 import { BlockBuilder } from '../../src/consensus/blockBuilder.js'
-import { type CommittedBlock, IbftBlockImporter } from '../../src/consensus/ibftImport.js'
+import { type CommittedBlock, IbftBlockImporter } from '../../src/consensus/ibftBlockImporter.js'
 
 /** Dev accounts 0 and 1 are funded users; 2-5 are the validators. */
 export const USERS = devAccounts(2)
