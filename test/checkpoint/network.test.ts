@@ -103,6 +103,11 @@ async function count(): Promise<number> {
   return Number(BigInt(await rpc<string>(fullUrl, 'validators_getCheckpointCount')))
 }
 
+/** The full node's head number. */
+async function head(): Promise<bigint> {
+  return BigInt(await rpc<string>(fullUrl, 'eth_blockNumber'))
+}
+
 async function checkpointAt(k: number): Promise<CheckpointJson> {
   return rpc<CheckpointJson>(fullUrl, 'validators_getCheckpoint', [`0x${(k * 10_000).toString(16)}`])
 }
@@ -419,7 +424,16 @@ describe('checkpoints to anvil from a 4-validator network', () => {
     const frozen = await count()
     await new Promise((r) => setTimeout(r, OUTAGE_MS))
     expect(await count()).toBe(frozen)
+    const headDown = await head()
+    const back = Date.now()
     await Promise.all([restart(3), restart(4)])
+    // the chain itself goes on: blocks again (a checkpoint alone may cover blocks from before the outage)
+    await waitFor(async () => ((await head()) > headDown ? true : undefined), {
+      timeoutMs: CHECKPOINT_WAIT_MS,
+      intervalMs: 250,
+      what: 'a block after two validators returned',
+    })
+    console.log(`blocks resumed ${Date.now() - back} ms after the restarts began (head was ${headDown})`)
     await untilCount(frozen + 1, 'checkpoints after two validators returned')
     const list = await all()
     expectConsecutive(list)
@@ -428,12 +442,19 @@ describe('checkpoints to anvil from a 4-validator network', () => {
 
   it('resumes with no gap and no duplicate after the base chain was frozen', async () => {
     const before = await count()
-    const headBefore = BigInt(await rpc<string>(fullUrl, 'eth_blockNumber'))
+    // the chain is live before the freeze (the test before may have left it in a late round)
+    const live = await head()
+    await waitFor(async () => ((await head()) > live ? true : undefined), {
+      timeoutMs: CHECKPOINT_WAIT_MS,
+      intervalMs: 250,
+      what: 'a block before the base chain is frozen',
+    })
+    const headBefore = await head()
     process.kill(anvil.pid, 'SIGSTOP')
     let headFrozen: bigint
     try {
       await new Promise((r) => setTimeout(r, FREEZE_MS))
-      headFrozen = BigInt(await rpc<string>(fullUrl, 'eth_blockNumber'))
+      headFrozen = await head()
     } finally {
       process.kill(anvil.pid, 'SIGCONT')
     }
