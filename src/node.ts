@@ -188,6 +188,8 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     await backfillLogIndex(store, log)
     // blocks from before the explorer indexes: indexed in the background, newest first, one per event-loop turn
     if (anyExplorerIndex(store.explorer.enabled)) explorerBackfill = new ExplorerBackfill(store, log)
+    // account reads at the head in one lookup (src/state/flatAccounts.ts): built in the background when missing
+    store.keepFlatAccounts(log)
     const { loaded, kept } = await pool.start()
     if (loaded > 0) log.info(`txpool journal: ${kept} of ${loaded} transactions kept`)
     const validators = chain.engine === 'ibft' ? decodeExtra(store.head.header.extraData).validators : []
@@ -307,6 +309,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     await network?.stop().catch(() => undefined)
     await pool.stop().catch(() => undefined)
     await explorerBackfill?.stop()
+    await store.flat.stop()
     await exec?.close()
     await db.close()
     throw err
@@ -336,6 +339,7 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
         await sealer?.stop()
         await pool.stop()
         await explorerBackfill?.stop()
+        await store.flat.stop()
         // every worker reads the database: they must be gone before it closes
         await workers?.close()
         await db.close()

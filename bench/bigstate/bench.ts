@@ -33,6 +33,7 @@ import {
   logsOver10k,
   type ServedBigState,
   startBigState,
+  awaitFlatTable,
 } from './measure.js'
 import { type BigStateOptions, FULL_SIZE } from './plan.js'
 
@@ -121,6 +122,8 @@ try {
       `${name}: ${m.options.accounts} accounts, head ${m.head}: first answer ${node.startMs.toFixed(0)} ms after spawn`,
     )
     await checkServes(node.url, m)
+    const flatMs = await awaitFlatTable(node)
+    if (flatMs > 0) log(`${name}: flat account table built in ${(flatMs / 1000).toFixed(1)} s (a datadir from before it)`)
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     sides.push({
       name,

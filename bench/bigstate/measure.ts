@@ -67,7 +67,13 @@ export async function startBigState(out: string, manifest: BigStateManifest, cpu
   const proc = spawnTracked(
     'ibex (big state)',
     process.execPath,
-    [...ibexStartArgs({ dir: out }, '0', port), ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS)],
+    [
+      ...ibexStartArgs({ dir: out }, '0', port),
+      ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS),
+      // info: the flat account table's build is logged there (awaitFlatTable)
+      '--log-level',
+      'info',
+    ],
     { cpus },
   )
   for (;;) {
@@ -80,6 +86,27 @@ export async function startBigState(out: string, manifest: BigStateManifest, cpu
       await new Promise((r) => setTimeout(r, START_POLL_MS))
     }
   }
+}
+
+/** Longest wait for a node to build its flat account table (a datadir from before the table), ms. */
+const FLAT_BUILD_TIMEOUT_MS = 60 * 60_000
+const FLAT_BUILD_POLL_MS = 250
+
+/**
+ * When the node started building its flat account table (src/state/flatAccounts.ts: a datadir
+ * generated before the table existed), waits until it is built, so that the reads measured are
+ * the ones a node serves from then on; returns how long that took (ms), or 0 when there was nothing
+ * to build. The node logs `building` before it serves its first answer, so no start is missed.
+ */
+export async function awaitFlatTable(node: ServedBigState): Promise<number> {
+  if (!node.proc.output().includes('flat account table: building')) return 0
+  const t = performance.now()
+  while (!node.proc.output().includes('flat account table: built')) {
+    if (!node.proc.running()) throw new Error(`ibex exited while building its flat account table:\n${node.proc.output().slice(-2000)}`)
+    if (performance.now() - t > FLAT_BUILD_TIMEOUT_MS) throw new Error(`no flat account table after ${FLAT_BUILD_TIMEOUT_MS} ms`)
+    await new Promise((r) => setTimeout(r, FLAT_BUILD_POLL_MS))
+  }
+  return performance.now() - t
 }
 
 /** Throws unless the node serves the generator's head, balances, slots, receipts and logs. */

@@ -15,10 +15,12 @@ import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createTxFromBlockBodyData } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
+import { FlatAccounts } from '../state/flatAccounts.js'
 import type { TrieStore } from '../state/trieStore.js'
 import { memoizeParams } from './commonParams.js'
 import { decodeRlp } from '../util/rlp.js'
-import type { Database } from '../db/db.js'
+import type { Database, WriteBatch } from '../db/db.js'
+import type { Logger } from '../log.js'
 import { writeLogIndex } from './logIndex.js'
 import {
   ExplorerIndex,
@@ -138,6 +140,10 @@ export class ChainStore {
   #edits: boolean
   /** The explorer indexes written with each block (`[explorer]`; none until the node sets them). */
   #explorer: ExplorerIndex
+  /** The flat account table, kept with each commit (src/state/flatAccounts.ts). */
+  readonly #flat: FlatAccounts
+  /** Rebuild the flat table whenever it does not hold the head's state (the node's store; off in workers and tools). */
+  #flatRebuild = false
 
   constructor(db: Database, common: Common) {
     this.db = db
@@ -149,6 +155,32 @@ export class ChainStore {
     const head = db.getSync('meta', HEAD_KEY)
     if (head !== undefined) this.#head = this.getBlockByHash(head)
     this.#genesisHash = db.getSync('meta', GENESIS_KEY)
+    this.#flat = new FlatAccounts(db, this.#head === undefined, () => this.#head?.header.stateRoot)
+  }
+
+  /** Writes a commit's batch; when it fails, the flat table stops building on what it held. */
+  async #write(batch: WriteBatch, sync: boolean): Promise<void> {
+    try {
+      await batch.write(sync)
+    } catch (err) {
+      this.#flat.abandon()
+      throw err
+    }
+  }
+
+  /** The flat account table (src/state/flatAccounts.ts). */
+  get flat(): FlatAccounts {
+    return this.#flat
+  }
+
+  /**
+   * From now on, rebuild the flat account table in the background whenever it does not hold the
+   * head's state (an existing datadir, an unrecorded change): the node's store, on the main thread.
+   */
+  keepFlatAccounts(log: Logger): void {
+    this.#flat.setLogger(log)
+    this.#flatRebuild = true
+    this.#flat.ensure()
   }
 
   /** The explorer indexes and their reads. */
@@ -240,13 +272,16 @@ export class ChainStore {
     if (!this.#edits) throw new Error('state edits are not enabled on this chain')
     const head = this.head
     const batch = this.db.batch()
+    this.#flat.onCommit(batch, root, trie.takeAccountTransitions())
     trie.flushInto(batch)
     putEditedStateRoot(batch, head.hash, root)
-    await batch.write(true)
+    await this.#flat.settled()
+    await this.#write(batch, true)
     const key = Buffer.from(head.hash).toString('hex')
     this.#forget(key)
     const block = this.getBlockByHash(head.hash) as ChainBlock
     this.#head = block
+    if (this.#flatRebuild) this.#flat.ensure()
     return block
   }
 
@@ -297,6 +332,7 @@ export class ChainStore {
    */
   async commitBlock(b: NewBlock, trie: TrieStore | undefined, sync: boolean): Promise<ChainBlock> {
     const batch = this.db.batch()
+    this.#flat.onCommit(batch, b.headerRaw[3] as Uint8Array, trie?.takeAccountTransitions() ?? [])
     trie?.flushInto(batch)
     const headerBytes = RLP.encode(b.headerRaw)
     const bodyBytes = encodeBody(b)
@@ -320,10 +356,12 @@ export class ChainStore {
     )
     if (number === 0n) batch.put('meta', GENESIS_KEY, b.hash)
     batch.put('meta', HEAD_KEY, b.hash)
-    await batch.write(sync)
+    await this.#flat.settled()
+    await this.#write(batch, sync)
     if (number === 0n) this.#genesisHash = b.hash
     this.#remember(Buffer.from(b.hash).toString('hex'), block)
     this.#head = block
+    if (this.#flatRebuild) this.#flat.ensure()
     return block
   }
 

@@ -33,6 +33,8 @@ export const COLUMNS = [
   'logindex',
   /** explorer indexes: appearances, sender+nonce, creators, fees, revert output (src/chain/explorerIndex.ts) */
   'explorer',
+  /** flat account table of one state root: keccak256(address) → account RLP, 'root' → that root (src/state/flatAccounts.ts) */
+  'flat',
 ] as const
 
 export type ColumnName = (typeof COLUMNS)[number]
@@ -49,6 +51,8 @@ export interface Database {
   getManySync(column: ColumnName, keys: Uint8Array[]): (Uint8Array | undefined)[]
   /** A new atomic write batch. */
   batch(): WriteBatch
+  /** Deletes every key of `column` (one RocksDB DeleteRange). */
+  clearColumn(column: ColumnName): Promise<void>
   close(): Promise<void>
 }
 
@@ -108,6 +112,9 @@ function holderOf(file: string): number | undefined {
 /** Block cache of the `trie` column (uncompressed blocks of state trie nodes), bytes. */
 export const TRIE_BLOCK_CACHE_BYTES = 64 * 1024 * 1024
 
+/** Block cache of the `flat` column (one row per account, ~110 bytes: 1M accounts are ~110 MB on disk), bytes. */
+export const FLAT_BLOCK_CACHE_BYTES = 32 * 1024 * 1024
+
 /**
  * Column options that differ from the addon's defaults (zstd with a dictionary, Bloom filters,
  * an 8 MiB block cache per column). Trie nodes are keccak hashes and RLP around them: zstd saves
@@ -118,6 +125,7 @@ export const TRIE_BLOCK_CACHE_BYTES = 64 * 1024 * 1024
  */
 const COLUMN_OPTIONS: Partial<Record<ColumnName, object>> = {
   trie: { compression: false, optimize: 'point-lookup', cacheSize: TRIE_BLOCK_CACHE_BYTES },
+  flat: { compression: false, optimize: 'point-lookup', cacheSize: FLAT_BLOCK_CACHE_BYTES },
   txlookup: { optimize: 'point-lookup' },
   canonical: { optimize: 'point-lookup' },
 }
@@ -183,6 +191,9 @@ export async function openDatabase(location: string): Promise<Database> {
           return length
         },
       }
+    },
+    async clearColumn(column) {
+      await level.clear(optionsByColumn.get(column))
     },
     async close() {
       await level.close()

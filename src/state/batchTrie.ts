@@ -32,6 +32,8 @@ export const EMPTY_TRIE_ROOT = Uint8Array.from(
 export interface NodeStore {
   getSync(keyHex: string): Uint8Array | undefined
   put(keyHex: string, value: Uint8Array): unknown
+  /** Told of each batched flush of the account trie (TrieStore: the flat account table's input). */
+  recordAccounts?(from: Uint8Array, to: Uint8Array, writes: [Uint8Array, Uint8Array | null][]): void
 }
 
 const BRANCH = 0

@@ -12,6 +12,7 @@ import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { Caches, CacheType, type MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Database } from '../db/db.js'
+import { readAccount } from './flatAccounts.js'
 import { readCacheFor } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { SharedReadStateManager, trieAt } from './sharedRead.js'
@@ -100,7 +101,7 @@ export function accountAt(db: Database, root: Uint8Array, address: string): Uint
   const shared = readCacheFor(db, root)
   const hit = shared.accounts.get(address)
   if (hit !== undefined) return hit
-  const raw = trieRead(db, shared.rootBytes, Buffer.from(address, 'hex'))
+  const raw = readAccount(db, shared.rootBytes, Buffer.from(address, 'hex'))
   if (raw === MISSING_NODE) return undefined
   shared.accounts.set(address, raw ?? null)
   return raw ?? null

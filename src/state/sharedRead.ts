@@ -26,6 +26,7 @@ import type { Address } from '@ethereumjs/util'
 import { type Account, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
 import type { Database } from '../db/db.js'
 import { putStorageCached } from './cachedStorage.js'
+import { readAccount } from './flatAccounts.js'
 import { codeCache, type RootReadCache } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
@@ -103,7 +104,7 @@ export class SharedReadStateManager extends MerkleStateManager {
     const hit = shared.accounts.get(key)
     if (hit !== undefined) return hit === null ? undefined : createAccountFromRLP(hit)
     // the root's own value, straight from its committed trie nodes (trieLookup.ts)
-    const raw = trieRead(this.#readDb, shared.rootBytes, address.bytes)
+    const raw = readAccount(this.#readDb, shared.rootBytes, address.bytes)
     if (raw !== MISSING_NODE) {
       shared.accounts.set(key, raw ?? null)
       return raw === undefined ? undefined : createAccountFromRLP(raw)

@@ -34,7 +34,7 @@ const NODE_OVERHEAD_BYTES = 160
 export const MISSING_NODE: unique symbol = Symbol('ibex.trie.missing-node')
 
 /** Root of the empty trie (keccak256 of RLP of the empty string). */
-const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
+export const EMPTY_TRIE_ROOT: Uint8Array = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
 
 /** Stored nodes by hash (latin1 string of the 32 bytes), oldest insertions dropped first. */
 const nodes = new Map<string, Uint8Array>()
@@ -104,9 +104,17 @@ export function trieRead(
   root: Uint8Array,
   key: Uint8Array,
 ): Uint8Array | undefined | typeof MISSING_NODE {
-  if (root.length !== 32) return MISSING_NODE
+  return trieReadPath(db, root, keccak256(key))
+}
+
+/** As trieRead, given the key's 32-byte path (its keccak256) rather than the key. */
+export function trieReadPath(
+  db: Database,
+  root: Uint8Array,
+  path: Uint8Array,
+): Uint8Array | undefined | typeof MISSING_NODE {
+  if (root.length !== 32 || path.length !== 32) return MISSING_NODE
   if (Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return undefined
-  const path = keccak256(key)
   let moved = load(db, root, latin1(root, 0, 32))
   let at = 0 // nibbles of the path consumed
   for (;;) {

@@ -13,6 +13,7 @@
  */
 import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { ColumnName, Database, WriteBatch } from '../db/db.js'
+import type { AccountTransition } from './flatAccounts.js'
 
 const CODE_KEY_HEX_LENGTH = 66
 
@@ -30,6 +31,8 @@ export class TrieStore implements DB<string, string | Uint8Array> {
   readonly #db: Database
   /** Pending writes (hex key → value) not yet in RocksDB. */
   readonly #overlay: Map<string, Uint8Array>
+  /** Account writes of the batched flushes since the last commit (the flat table's input). */
+  #transitions: AccountTransition[] = []
 
   constructor(db: Database, overlay = new Map<string, Uint8Array>()) {
     this.#db = db
@@ -80,6 +83,21 @@ export class TrieStore implements DB<string, string | Uint8Array> {
 
   async open(): Promise<void> {}
 
+  /**
+   * Records that the account trie went from `from` to `to` by `writes` (WriterStateManager's
+   * batched flush): the commit hands them to the flat account table (flatAccounts.ts).
+   */
+  recordAccounts(from: Uint8Array, to: Uint8Array, writes: [Uint8Array, Uint8Array | null][]): void {
+    this.#transitions.push({ from, to, writes })
+  }
+
+  /** The account transitions recorded since the last call, forgotten here. */
+  takeAccountTransitions(): AccountTransition[] {
+    const taken = this.#transitions
+    this.#transitions = []
+    return taken
+  }
+
   /** Moves every pending write into `batch` and empties the overlay. */
   flushInto(batch: WriteBatch): void {
     for (const [key, value] of this.#overlay) batch.put(columnOf(key), keyBytes(key), value)
@@ -89,5 +107,6 @@ export class TrieStore implements DB<string, string | Uint8Array> {
   /** Drops pending writes (after a failed block build). */
   discard(): void {
     this.#overlay.clear()
+    this.#transitions = []
   }
 }

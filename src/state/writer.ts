@@ -26,6 +26,7 @@ import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
 import { type NodeStore, updateTrie } from './batchTrie.js'
 import { putStorageCached } from './cachedStorage.js'
+import { readAccount } from './flatAccounts.js'
 import { readCacheFor } from './readCache.js'
 import { MISSING_NODE, trieRead } from './trieLookup.js'
 import { hexOf } from '../util/bytes.js'
@@ -94,7 +95,12 @@ export class WriterStateManager extends MerkleStateManager {
     for (const [addressHex, elem] of caches.account?.flush() ?? []) {
       accounts.push([keccak256(unprefixedHexToBytes(addressHex)), elem.accountRLP ?? null])
     }
-    if (accounts.length > 0) this._trie.root(updateTrie(nodes, this._trie.root(), accounts))
+    if (accounts.length > 0) {
+      const from = this._trie.root()
+      const to = updateTrie(nodes, from, accounts)
+      this._trie.root(to)
+      nodes.recordAccounts?.(from, to, accounts)
+    }
   }
 
   /**
@@ -108,7 +114,7 @@ export class WriterStateManager extends MerkleStateManager {
     if (accounts === undefined || this.#db === undefined) return super.getAccount(address)
     const elem = accounts.get(address)
     if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined
-    const raw = trieRead(this.#db, this._trie.root(), address.bytes)
+    const raw = readAccount(this.#db, this._trie.root(), address.bytes)
     if (raw === MISSING_NODE) return super.getAccount(address)
     const account = raw === undefined ? undefined : createAccountFromRLP(raw)
     accounts.put(address, account)

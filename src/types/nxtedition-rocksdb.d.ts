@@ -10,6 +10,8 @@ declare module '@nxtedition/rocksdb' {
     open(options?: object): Promise<void>
     close(): Promise<void>
     batch(): RocksChainedBatch
+    /** Deletes every key in range (all of `column` without bounds: one DeleteRange). */
+    clear(options?: object): Promise<void>
     get status(): string
     get handle(): object
     get location(): string

@@ -108,6 +108,9 @@ export async function attachDatabase(handle: bigint, cacheBytes: number): Promis
     batch(): WriteBatch {
       throw new ReadOnlyDatabaseError()
     },
+    async clearColumn() {
+      throw new ReadOnlyDatabaseError()
+    },
     async close() {
       // never: the main thread owns the database
     },
