@@ -58,6 +58,12 @@ export interface ServedBigState {
   startMs: number
 }
 
+/** `args` logging at info: the flat account table's build is logged there (awaitFlatTable). */
+function withInfoLog(args: string[]): string[] {
+  const at = args.indexOf('--log-level')
+  return at < 0 ? [...args, '--log-level', 'info'] : args.map((a, i) => (i === at + 1 ? 'info' : a))
+}
+
 /** Starts ibex on a generated directory and times spawn → first eth_getBalance answer (of a funded account). */
 export async function startBigState(out: string, manifest: BigStateManifest, cpus?: string): Promise<ServedBigState> {
   const port = await freePort()
@@ -67,13 +73,7 @@ export async function startBigState(out: string, manifest: BigStateManifest, cpu
   const proc = spawnTracked(
     'ibex (big state)',
     process.execPath,
-    [
-      ...ibexStartArgs({ dir: out }, '0', port),
-      ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS),
-      // info: the flat account table's build is logged there (awaitFlatTable)
-      '--log-level',
-      'info',
-    ],
+    [...withInfoLog(ibexStartArgs({ dir: out }, '0', port)), ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS)],
     { cpus },
   )
   for (;;) {

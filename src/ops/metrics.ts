@@ -247,6 +247,23 @@ export class NodeMetrics implements HttpObserver {
         this.set(self.databaseSize(Date.now()))
       },
     })
+    const flat = sources.store.flat
+    new Gauge({
+      name: 'ibex_state_flat_accounts_ready',
+      help: "1 when the flat account table holds the head's state (account reads in one lookup), 0 while it is built",
+      registers,
+      collect() {
+        this.set(flat.stats().valid ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'ibex_state_flat_accounts_backfill_rows',
+      help: 'Accounts the running flat account table build has written (0 when none runs)',
+      registers,
+      collect() {
+        this.set(flat.stats().backfillRows)
+      },
+    })
     const checkpoints = sources.checkpoints
     if (checkpoints !== undefined) {
       new Gauge({

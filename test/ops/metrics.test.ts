@@ -34,6 +34,8 @@ const FAMILIES = [
   'ibex_exec_threads',
   'ibex_exec_tasks_completed_total',
   'ibex_db_size_bytes',
+  'ibex_state_flat_accounts_ready',
+  'ibex_state_flat_accounts_backfill_rows',
   'process_cpu_seconds_total',
   'process_resident_memory_bytes',
   'nodejs_eventloop_lag_seconds',
@@ -134,6 +136,9 @@ describe('Prometheus metrics', () => {
     grew('ibex_exec_tasks_completed_total{lane="calls"}', 5)
     grew('process_cpu_seconds_total', 0.01)
     expect(sample(after, 'ibex_db_size_bytes')).toBeGreaterThan(0)
+    // a fresh dev chain's flat account table follows every block: never rebuilt
+    expect(sample(after, 'ibex_state_flat_accounts_ready')).toBe(1)
+    expect(sample(after, 'ibex_state_flat_accounts_backfill_rows')).toBe(0)
     expect(sample(after, 'ibex_rpc_http_requests_in_flight')).toBe(0)
     expect(sample(after, 'ibex_ibft_round')).toBe(0)
     expect(sample(after, 'ibex_txpool_transactions{subpool="pending"}')).toBe(0)
