@@ -19,7 +19,10 @@ import { devAccounts } from '../config/accounts.js'
 import { defaultConfig } from '../config/defaults.js'
 import type { IbexConfig } from '../config/types.js'
 import { createLogger } from '../log.js'
+import { flatAccount } from '../state/flatAccounts.js'
 import { stateAt } from '../state/index.js'
+import { trieRead } from '../state/trieLookup.js'
+import { keccak256 } from '../util/keccak.js'
 import { openTxPool } from '../txpool/chain.js'
 import { DevClock } from './devClock.js'
 import { DevControl, devCheatsEnabled, MineLimitError } from './devControl.js'
@@ -125,6 +128,10 @@ describe('DevControl state edits', () => {
     expect(block.header.number).toBe(parent.header.number + 1n)
     expect(block.transactions).toHaveLength(1)
     expect(hex(block.headerRaw[3])).toBe(hex(block.header.stateRoot))
+    // the edit and the block on it kept the flat account table at the head, the edited account in it
+    expect(store.flat.stats()).toMatchObject({ valid: true, invalidations: 0 })
+    const row = flatAccount(store.db, block.header.stateRoot, keccak256(createAddressFromString(sender).bytes))
+    expect(hex(row ?? undefined)).toBe(hex(trieRead(store.db, block.header.stateRoot, createAddressFromString(sender).bytes) as Uint8Array))
 
     const txs = block.transactionBytes.map((t) => ((t[0] as number) >= 0xc0 ? RLP.decode(t) : t))
     const wire = RLP.encode([block.headerRaw, txs, block.uncles] as never)

@@ -13,7 +13,11 @@ import { stateAt } from '../state/index.js'
 import { validateTransaction } from '../txpool/validate.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
 import { executeIbftBlock, IbftBlockError } from './ibftImport.js'
-import type { ChainBlock } from '../chain/store.js'
+import type { ChainBlock, ChainStore } from '../chain/store.js'
+import type { Database } from '../db/db.js'
+import { flatAccount } from '../state/flatAccounts.js'
+import { trieRead } from '../state/trieLookup.js'
+import { keccak256 } from '../util/keccak.js'
 import {
   decideNext,
   openIbftTestNode,
@@ -43,6 +47,16 @@ function transfer(common: Common, nonce: bigint) {
     },
     { common },
   ).sign(hexToBytes(alice?.privateKey as `0x${string}`))
+}
+
+/** The flat account table holds the head's state, kept by every commit (never invalidated): bob's row as the trie has it. */
+function expectFlatAtHead(db: Database, store: ChainStore): void {
+  expect(store.flat.stats()).toMatchObject({ valid: true, invalidations: 0, backfills: 0 })
+  const root = store.head.header.stateRoot
+  const address = hexToBytes(bob?.address as `0x${string}`)
+  const row = flatAccount(db, root, keccak256(address))
+  expect(row).toBeTruthy()
+  expect(bytesToHex(row as Uint8Array)).toBe(bytesToHex(trieRead(db, root, address) as Uint8Array))
 }
 
 describe('IBFT block import', async () => {
@@ -198,6 +212,8 @@ describe('synced blocks in a row (the importer keeps the state of the last one)'
     expect(await bobAt(fresh.db, fresh.store.head.header.stateRoot)).toBe(
       await bobAt(source.db, source.store.head.header.stateRoot),
     )
+    // synced and decided blocks alike keep the flat account table at the head, never rebuilding it
+    expectFlatAtHead(fresh.db, fresh.store)
   })
 })
 
@@ -262,5 +278,7 @@ describe('proposals in a row (a validator verifies each on the state the last de
     expect(await balance(v.db, v.store.head.header.stateRoot)).toBe(
       await balance(source.db, source.store.head.header.stateRoot),
     )
+    // an undecided proposal's recorded writes never reach the flat account table
+    expectFlatAtHead(v.db, v.store)
   })
 })
