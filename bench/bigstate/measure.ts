@@ -73,7 +73,10 @@ export async function startBigState(out: string, manifest: BigStateManifest, cpu
   const proc = spawnTracked(
     'ibex (big state)',
     process.execPath,
-    [...withInfoLog(ibexStartArgs({ dir: out }, '0', port)), ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS)],
+    [
+      ...withInfoLog(ibexStartArgs({ dir: out }, '0', port)),
+      ...(manifest.explorerIndexes === true ? [] : EXPLORER_OFF_FLAGS),
+    ],
     { cpus },
   )
   for (;;) {
@@ -102,8 +105,10 @@ export async function awaitFlatTable(node: ServedBigState): Promise<number> {
   if (!node.proc.output().includes('flat account table: building')) return 0
   const t = performance.now()
   while (!node.proc.output().includes('flat account table: built')) {
-    if (!node.proc.running()) throw new Error(`ibex exited while building its flat account table:\n${node.proc.output().slice(-2000)}`)
-    if (performance.now() - t > FLAT_BUILD_TIMEOUT_MS) throw new Error(`no flat account table after ${FLAT_BUILD_TIMEOUT_MS} ms`)
+    if (!node.proc.running())
+      throw new Error(`ibex exited while building its flat account table:\n${node.proc.output().slice(-2000)}`)
+    if (performance.now() - t > FLAT_BUILD_TIMEOUT_MS)
+      throw new Error(`no flat account table after ${FLAT_BUILD_TIMEOUT_MS} ms`)
     await new Promise((r) => setTimeout(r, FLAT_BUILD_POLL_MS))
   }
   return performance.now() - t

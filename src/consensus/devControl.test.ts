@@ -131,7 +131,9 @@ describe('DevControl state edits', () => {
     // the edit and the block on it kept the flat account table at the head, the edited account in it
     expect(store.flat.stats()).toMatchObject({ valid: true, invalidations: 0 })
     const row = flatAccount(store.db, block.header.stateRoot, keccak256(createAddressFromString(sender).bytes))
-    expect(hex(row ?? undefined)).toBe(hex(trieRead(store.db, block.header.stateRoot, createAddressFromString(sender).bytes) as Uint8Array))
+    expect(hex(row ?? undefined)).toBe(
+      hex(trieRead(store.db, block.header.stateRoot, createAddressFromString(sender).bytes) as Uint8Array),
+    )
 
     const txs = block.transactionBytes.map((t) => ((t[0] as number) >= 0xc0 ? RLP.decode(t) : t))
     const wire = RLP.encode([block.headerRaw, txs, block.uncles] as never)

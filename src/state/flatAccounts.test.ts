@@ -57,9 +57,21 @@ async function chain(alloc?: Record<string, { balance: string }>) {
     for (let i = 0; i < 3; i++) {
       const to =
         recipients.shift() ??
-        `0x${Array.from({ length: 20 }, () => Math.floor(rand() * 256).toString(16).padStart(2, '0')).join('')}`
+        `0x${Array.from({ length: 20 }, () =>
+          Math.floor(rand() * 256)
+            .toString(16)
+            .padStart(2, '0'),
+        ).join('')}`
       const raw = createTx(
-        { type: 2, nonce, to, value: 1000n + BigInt(i), gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+        {
+          type: 2,
+          nonce,
+          to,
+          value: 1000n + BigInt(i),
+          gasLimit: 21_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 1n,
+        },
         { common: c.common },
       )
         .sign(hexToBytes((keys[i] as Key).privateKey as `0x${string}`))
@@ -128,7 +140,10 @@ describe('flat account table', () => {
         hex(trieRead(db, first.header.stateRoot, address) as Uint8Array),
       )
       // the two roots differ for the senders: the old one is not the table's answer
-      if (k !== keys[3]) expect(hex(readAccount(db, first.header.stateRoot, address) as Uint8Array)).not.toBe(hex(flatAccount(db, head, path)))
+      if (k !== keys[3])
+        expect(hex(readAccount(db, first.header.stateRoot, address) as Uint8Array)).not.toBe(
+          hex(flatAccount(db, head, path)),
+        )
     }
     expect(flatAccount(db, head, keccak256(new Uint8Array(20).fill(0xab)))).toBeNull()
   })
@@ -157,7 +172,13 @@ describe('flat account table', () => {
       const rand = prng(5)
       const alloc: Record<string, { balance: string }> = {}
       for (let i = 0; i < GENESIS_ACCOUNTS; i++)
-        alloc[`0x${Array.from({ length: 20 }, () => Math.floor(rand() * 256).toString(16).padStart(2, '0')).join('')}`] = {
+        alloc[
+          `0x${Array.from({ length: 20 }, () =>
+            Math.floor(rand() * 256)
+              .toString(16)
+              .padStart(2, '0'),
+          ).join('')}`
+        ] = {
           balance: '0x1',
         }
       const { db, store, block } = await chain(alloc)
@@ -189,7 +210,13 @@ describe('flat account table', () => {
       const rand = prng(6)
       const alloc: Record<string, { balance: string }> = {}
       for (let i = 0; i < GENESIS_ACCOUNTS; i++)
-        alloc[`0x${Array.from({ length: 20 }, () => Math.floor(rand() * 256).toString(16).padStart(2, '0')).join('')}`] = {
+        alloc[
+          `0x${Array.from({ length: 20 }, () =>
+            Math.floor(rand() * 256)
+              .toString(16)
+              .padStart(2, '0'),
+          ).join('')}`
+        ] = {
           balance: '0x2',
         }
       const { db, store, block } = await chain(alloc)

@@ -67,7 +67,8 @@ export class TrieWalker {
           throw new TrieWalkError('a branch holds a value: not a trie of 32-byte keys')
         continue
       }
-      if (node.length !== 2 || Array.isArray(node[0])) throw new TrieWalkError('a trie node is neither a branch nor a leaf or extension')
+      if (node.length !== 2 || Array.isArray(node[0]))
+        throw new TrieWalkError('a trie node is neither a branch nor a leaf or extension')
       const encoded = node[0] as Uint8Array
       if (encoded.length === 0) throw new TrieWalkError('a leaf or extension with an empty path')
       const flag = (encoded[0] as number) >> 4
@@ -75,7 +76,8 @@ export class TrieWalker {
       if ((flag & 1) === 1) path.push((encoded[0] as number) & 0x0f)
       for (let i = 1; i < encoded.length; i++) path.push((encoded[i] as number) >> 4, (encoded[i] as number) & 0x0f)
       if (flag >= 2) {
-        if (path.length !== KEY_NIBBLES || Array.isArray(node[1])) throw new TrieWalkError('a leaf whose key is not 32 bytes')
+        if (path.length !== KEY_NIBBLES || Array.isArray(node[1]))
+          throw new TrieWalkError('a leaf whose key is not 32 bytes')
         const key = new Uint8Array(32)
         for (let i = 0; i < 32; i++) key[i] = ((path[2 * i] as number) << 4) | (path[2 * i + 1] as number)
         emit(key, node[1] as Uint8Array)
@@ -97,7 +99,8 @@ export class TrieWalker {
   #node(ref: Uint8Array | RlpItem[]): RlpItem[] {
     if (Array.isArray(ref)) return ref
     const raw = this.#db.getSync('trie', ref)
-    if (raw === undefined) throw new TrieWalkError(`trie node ${Buffer.from(ref).toString('hex')} is not in the database`)
+    if (raw === undefined)
+      throw new TrieWalkError(`trie node ${Buffer.from(ref).toString('hex')} is not in the database`)
     const node = decodeRlp(raw)
     if (!Array.isArray(node)) throw new TrieWalkError(`trie node ${Buffer.from(ref).toString('hex')} is not a list`)
     return node
