@@ -15,7 +15,10 @@ import { NodeMetrics } from './metrics.js'
 const dir = mkdtempSync(join(tmpdir(), 'ibex-metrics-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const store = { head: { header: { number: 12n, timestamp: 1_700_000_000n } } } as unknown as ChainStore
+const store = {
+  head: { header: { number: 12n, timestamp: 1_700_000_000n } },
+  flat: { stats: () => ({ valid: true, backfills: 0, invalidations: 0, backfillRows: 0 }) },
+} as unknown as ChainStore
 const a = (byte: number) => Uint8Array.from({ length: 20 }, () => byte)
 
 describe('checkpoint gauges', () => {
