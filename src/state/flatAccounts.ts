@@ -29,7 +29,7 @@ import type { Database, WriteBatch } from '../db/db.js'
 import type { Logger } from '../log.js'
 import { hexOf } from '../util/bytes.js'
 import { keccak256 } from '../util/keccak.js'
-import { EMPTY_TRIE_ROOT, MISSING_NODE, trieReadPath } from './trieLookup.js'
+import { EMPTY_TRIE_ROOT, MISSING_NODE, NOT_CACHED, trieReadCached, trieReadPath } from './trieLookup.js'
 import { TrieWalker } from './trieWalk.js'
 
 /** Key of the marker: the state root the table holds. Rows have 32-byte keys, so no row is this key. */
@@ -64,8 +64,9 @@ export function flatAccount(db: Database, root: Uint8Array, path: Uint8Array): U
 }
 
 /**
- * The account `address` (20 bytes) at the committed `root`: from the flat table when it holds
- * `root`, else from the trie's nodes. Its RLP (a view: not to be changed), undefined when absent,
+ * The account `address` (20 bytes) at the committed `root`: from the kept trie nodes when every
+ * node on its path is kept, else from the flat table when it holds `root`, else from the trie's
+ * nodes in the database. Its RLP (a view: not to be changed), undefined when absent,
  * MISSING_NODE when the trie's nodes are not all in the database.
  */
 export function readAccount(
@@ -74,6 +75,9 @@ export function readAccount(
   address: Uint8Array,
 ): Uint8Array | undefined | typeof MISSING_NODE {
   const path = keccak256(address)
+  // kept trie nodes first: cheaper than any database read where the trie's top is all kept (a small state)
+  const kept = trieReadCached(db, root, path)
+  if (kept !== NOT_CACHED) return kept
   const flat = flatAccount(db, root, path)
   if (flat !== undefined) return flat ?? undefined
   return trieReadPath(db, root, path)

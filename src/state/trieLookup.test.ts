@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../db/db.js'
-import { clearNodeCache, MISSING_NODE, trieRead } from './trieLookup.js'
+import { keccak256 } from '../util/keccak.js'
+import { clearNodeCache, MISSING_NODE, NOT_CACHED, trieRead, trieReadCached } from './trieLookup.js'
 import { TrieStore } from './trieStore.js'
 
 /** Budget of the tests that build and read thousands of keys (~1 s idle): a ceiling for a busy machine, not a speed check. */
@@ -98,6 +99,37 @@ describe('trieRead', () => {
         entries,
         Array.from({ length: 500 }, () => next(32)),
       )
+    },
+    BIG_TRIE_TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'trieReadCached reads the top levels only: NOT_CACHED below them cold, the same answers once the nodes are kept',
+    async () => {
+      const next = bytesFrom(3)
+      const entries: [Uint8Array, Uint8Array][] = []
+      // 8,000 keys: most leaves sit on the fifth level (16^3 = 4,096 < 8,000), so a cold walk stops short
+      for (let i = 0; i < 8_000; i++) entries.push([next(20), next(70)])
+      const absent = Array.from({ length: 100 }, () => next(20))
+      const { root } = await commitTrie(entries)
+      clearNodeCache()
+      let notCached = 0
+      for (const [k] of entries.slice(0, 500)) if (trieReadCached(db, root, keccak256(k)) === NOT_CACHED) notCached++
+      expect(notCached).toBeGreaterThan(0)
+      // the walk never read below the top levels: the same keys stay NOT_CACHED
+      for (const [k] of entries.slice(0, 50))
+        if (trieRead(db, root, k) === MISSING_NODE) throw new Error('missing node')
+      clearNodeCache()
+      expect(trieReadCached(db, root, keccak256((entries[0] as [Uint8Array, Uint8Array])[0]))).toBe(NOT_CACHED)
+      for (const [k] of entries) trieRead(db, root, k)
+      for (const [k, v] of entries) {
+        const have = trieReadCached(db, root, keccak256(k))
+        expect(
+          have === NOT_CACHED || have === MISSING_NODE ? String(have) : Buffer.from(have ?? []).toString('hex'),
+        ).toBe(Buffer.from(v).toString('hex'))
+      }
+      // an absent key: undefined when its path ends in kept nodes, never a value
+      for (const k of absent) expect([undefined, NOT_CACHED]).toContain(trieReadCached(db, root, keccak256(k)))
     },
     BIG_TRIE_TEST_TIMEOUT_MS,
   )

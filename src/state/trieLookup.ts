@@ -34,7 +34,10 @@ const NODE_OVERHEAD_BYTES = 160
 export const MISSING_NODE: unique symbol = Symbol('ibex.trie.missing-node')
 
 /** Root of the empty trie (keccak256 of RLP of the empty string). */
-export const EMPTY_TRIE_ROOT: Uint8Array = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
+export const EMPTY_TRIE_ROOT: Uint8Array = Buffer.from(
+  '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+  'hex',
+)
 
 /** Stored nodes by hash (latin1 string of the 32 bytes), oldest insertions dropped first. */
 const nodes = new Map<string, Uint8Array>()
@@ -65,7 +68,23 @@ let nodeEnd = 0
  * (read, kept) or a node embedded inline. false: an empty reference (the key is absent);
  * MISSING_NODE: a node the database does not hold, or not a node at all.
  */
-function follow(db: Database, buf: Uint8Array): boolean | typeof MISSING_NODE {
+/** A node on the way is not in the kept-node cache (trieReadCached: the caller reads elsewhere). */
+export const NOT_CACHED: unique symbol = Symbol('ibex.trie.not-cached')
+
+/**
+ * Nibbles of path below which trieReadCached still reads a node it does not keep (and keeps it):
+ * the top four levels of a trie are at most 4,369 nodes (~2.3 MB), shared by every read of it, so
+ * a small state ends up walked from memory; a node deeper than that is one of many (the fifth
+ * level of a 1M-account trie has 65,536) and answers NOT_CACHED for the caller to read elsewhere.
+ */
+export const KEPT_WALK_DEPTH = 4
+
+/** While trieReadCached walks: from this many nibbles of path on, a node not kept answers NOT_CACHED. */
+let cachedFrom = Number.POSITIVE_INFINITY
+/** Nibbles of path the walk has consumed (set before each follow()). */
+let depth = 0
+
+function follow(db: Database, buf: Uint8Array): boolean | typeof MISSING_NODE | typeof NOT_CACHED {
   if (span.list) {
     if (span.end === span.start) return false
     nodeBuf = buf
@@ -80,9 +99,10 @@ function follow(db: Database, buf: Uint8Array): boolean | typeof MISSING_NODE {
 }
 
 /** Moves the walk to the stored node `hash` (`key`: its latin1 string). */
-function load(db: Database, hash: Uint8Array, key: string): boolean | typeof MISSING_NODE {
+function load(db: Database, hash: Uint8Array, key: string): boolean | typeof MISSING_NODE | typeof NOT_CACHED {
   let raw = nodes.get(key)
   if (raw === undefined) {
+    if (depth >= cachedFrom) return NOT_CACHED
     raw = db.getSync('trie', hash)
     if (raw === undefined) return MISSING_NODE
     remember(key, raw)
@@ -107,14 +127,42 @@ export function trieRead(
   return trieReadPath(db, root, keccak256(key))
 }
 
+/**
+ * As trieReadPath, reading from the database only the nodes of the top KEPT_WALK_DEPTH levels:
+ * NOT_CACHED as soon as a deeper node on the way is not kept. Where a trie is all kept — a small
+ * state — this is cheaper than any database lookup (flatAccounts.ts reads it first).
+ */
+export function trieReadCached(
+  db: Database,
+  root: Uint8Array,
+  path: Uint8Array,
+): Uint8Array | undefined | typeof MISSING_NODE | typeof NOT_CACHED {
+  cachedFrom = KEPT_WALK_DEPTH
+  try {
+    return walk(db, root, path)
+  } finally {
+    cachedFrom = Number.POSITIVE_INFINITY
+  }
+}
+
 /** As trieRead, given the key's 32-byte path (its keccak256) rather than the key. */
 export function trieReadPath(
   db: Database,
   root: Uint8Array,
   path: Uint8Array,
 ): Uint8Array | undefined | typeof MISSING_NODE {
+  // outside trieReadCached every node is read from the database when not kept: never NOT_CACHED
+  return walk(db, root, path) as Uint8Array | undefined | typeof MISSING_NODE
+}
+
+function walk(
+  db: Database,
+  root: Uint8Array,
+  path: Uint8Array,
+): Uint8Array | undefined | typeof MISSING_NODE | typeof NOT_CACHED {
   if (root.length !== 32 || path.length !== 32) return MISSING_NODE
   if (Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return undefined
+  depth = 0
   let moved = load(db, root, latin1(root, 0, 32))
   let at = 0 // nibbles of the path consumed
   for (;;) {
@@ -143,6 +191,7 @@ export function trieReadPath(
         }
       }
       if (want === 16) return span.list || span.end === span.start ? undefined : buf.subarray(span.start, span.end)
+      depth = at
       moved = follow(db, buf)
       continue
     }
@@ -160,6 +209,7 @@ export function trieReadPath(
       if (at + i >= 64 || n !== nibble(path, at + i)) return undefined
     }
     at += count
+    depth = at
     if (flag >= 2)
       return at === 64 && !span.list && span.end > span.start ? buf.subarray(span.start, span.end) : undefined
     moved = follow(db, buf)
