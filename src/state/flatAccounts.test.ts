@@ -55,13 +55,7 @@ async function chain(alloc?: Record<string, { balance: string }>) {
     const ctx = c.admission()
     const ptxs = []
     for (let i = 0; i < 3; i++) {
-      const to =
-        recipients.shift() ??
-        `0x${Array.from({ length: 20 }, () =>
-          Math.floor(rand() * 256)
-            .toString(16)
-            .padStart(2, '0'),
-        ).join('')}`
+      const to = recipients.shift() ?? randomAddress(rand)
       const raw = createTx(
         {
           type: 2,
@@ -84,6 +78,27 @@ async function chain(alloc?: Record<string, { balance: string }>) {
     return block
   }
   return { ...c, keys, block }
+}
+
+/** A random 20-byte address, 0x-hex. */
+function randomAddress(rand: () => number): string {
+  return `0x${Array.from({ length: 20 }, () =>
+    Math.floor(rand() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('')}`
+}
+
+/** A chain of GENESIS_ACCOUNTS random genesis accounts whose flat table is wiped and being rebuilt. */
+async function rebuilding(seed: number) {
+  const rand = prng(seed)
+  const alloc: Record<string, { balance: string }> = {}
+  for (let i = 0; i < GENESIS_ACCOUNTS; i++) alloc[randomAddress(rand)] = { balance: '0x1' }
+  const c = await chain(alloc)
+  await c.db.clearColumn('flat')
+  c.store.flat.abandon()
+  c.store.keepFlatAccounts(createLogger('silent'))
+  return { ...c, alloc }
 }
 
 /** Every row of the flat column (the marker included). */
@@ -169,22 +184,7 @@ describe('flat account table', () => {
   it(
     'the backfill follows blocks committed while it runs',
     async () => {
-      const rand = prng(5)
-      const alloc: Record<string, { balance: string }> = {}
-      for (let i = 0; i < GENESIS_ACCOUNTS; i++)
-        alloc[
-          `0x${Array.from({ length: 20 }, () =>
-            Math.floor(rand() * 256)
-              .toString(16)
-              .padStart(2, '0'),
-          ).join('')}`
-        ] = {
-          balance: '0x1',
-        }
-      const { db, store, block } = await chain(alloc)
-      await db.clearColumn('flat')
-      store.flat.abandon()
-      store.keepFlatAccounts(createLogger('silent'))
+      const { db, store, block, alloc } = await rebuilding(5)
       // each genesis account is paid once at most: a backfill that wrote its genesis row over the
       // row a block wrote would leave it wrong (the senders change in every block, which would hide it)
       const recipients = Object.keys(alloc).slice(0, GENESIS_ACCOUNTS)
@@ -207,22 +207,7 @@ describe('flat account table', () => {
   it(
     'the backfill starts over when a commit does not chain from what it built',
     async () => {
-      const rand = prng(6)
-      const alloc: Record<string, { balance: string }> = {}
-      for (let i = 0; i < GENESIS_ACCOUNTS; i++)
-        alloc[
-          `0x${Array.from({ length: 20 }, () =>
-            Math.floor(rand() * 256)
-              .toString(16)
-              .padStart(2, '0'),
-          ).join('')}`
-        ] = {
-          balance: '0x2',
-        }
-      const { db, store, block } = await chain(alloc)
-      await db.clearColumn('flat')
-      store.flat.abandon()
-      store.keepFlatAccounts(createLogger('silent'))
+      const { db, store, block } = await rebuilding(6)
       await until(() => store.flat.stats().backfillRows > 0, 'the backfill to begin')
       const batch = db.batch()
       store.flat.onCommit(batch, new Uint8Array(32).fill(9), [])
