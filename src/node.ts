@@ -186,8 +186,6 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
   let explorerBackfill: ExplorerBackfill | undefined
   try {
     await backfillLogIndex(store, log)
-    // blocks from before the explorer indexes: indexed in the background, newest first, one per event-loop turn
-    if (anyExplorerIndex(store.explorer.enabled)) explorerBackfill = new ExplorerBackfill(store, log)
     // account reads at the head in one lookup (src/state/flatAccounts.ts): built in the background when missing
     store.keepFlatAccounts(log)
     const { loaded, kept } = await pool.start()
@@ -237,6 +235,9 @@ export async function startNode(config: IbexConfig): Promise<RunningNode> {
     // before the network: span checks read the DAO's validator set on its call lane
     exec = openExecPool(config, chain, log)
     const workersFor = exec
+    // blocks from before the explorer indexes: indexed in the background, newest first, replayed on a trace worker
+    if (anyExplorerIndex(store.explorer.enabled))
+      explorerBackfill = new ExplorerBackfill(store, log, exec.explorerReplay(store))
     // checkpoints to the base chain (issue 20): read by every node, voted and submitted by validators
     checkpoints = openCheckpointLayer(config.checkpoint, log)
     // p2p: block sync, transaction gossip and, for one of several validators, IBFT consensus (src/consensus/ibftNetwork.ts)

@@ -1,6 +1,6 @@
 /**
- * Piscina entry point of the trace workers (ExecPool's `traces` lane): debug_trace* on state read
- * from the node's RocksDB, attached by handle. The trace's JSON leaves the thread as byte chunks
+ * Piscina entry point of the trace workers (ExecPool's `traces` lane): debug_trace* and the explorer
+ * index backfill's block replays, on state read from the node's RocksDB, attached by handle. The trace's JSON leaves the thread as byte chunks
  * that are transferred, not copied (Piscina.move), so a 100 MB trace costs the main thread no copy.
  *
  * The thread lowers its own scheduling priority (TRACE_THREAD_NICE): when cores are short, a
@@ -12,7 +12,7 @@ import { workerData } from 'node:worker_threads'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { ExecContext, type ExecWorkerData } from '../src/exec/pool/context.js'
 import { TRACE_THREAD_NICE } from '../src/exec/pool/constants.js'
-import { runTask, type TaskResult, type TraceParts, type TraceTask } from '../src/exec/pool/tasks.js'
+import { runTask, type TaskResult, type TraceLaneTask, type TraceParts } from '../src/exec/pool/tasks.js'
 import { transferablesOf } from '../src/trace/sink.js'
 
 try {
@@ -23,9 +23,10 @@ try {
 
 const context = await ExecContext.attach(workerData as ExecWorkerData)
 
-export default async function trace(task: TraceTask): Promise<unknown> {
+export default async function trace(task: TraceLaneTask): Promise<unknown> {
   const result: TaskResult<unknown> = await runTask(context, task)
-  if (!result.ok) return result
+  // a backfill replay's activity is small plain data: cloned, nothing to transfer
+  if (!result.ok || task.kind === 'explorerActivity') return result
   const parts = result.value as TraceParts
   return move({
     [transferableSymbol]: transferablesOf(parts),

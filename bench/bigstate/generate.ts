@@ -23,10 +23,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
+import { ALL_EXPLORER_INDEXES } from '../../src/chain/explorerIndex.js'
 import { ChainStore } from '../../src/chain/store.js'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { buildGenesis } from '../../src/config/genesis.js'
-import { ExplorerBackfill } from '../../src/block/explorerBackfill.js'
+import { ExplorerBackfill, replayHere } from '../../src/block/explorerBackfill.js'
 import { BlockBuilder } from '../../src/consensus/blockBuilder.js'
 import { openDatabase } from '../../src/db/db.js'
 import { TrieStore } from '../../src/state/index.js'
@@ -93,9 +94,6 @@ class Reservoir<T> {
   }
 }
 
-/** Every explorer index, as `ibex start` writes them by default (src/config/settings.ts, `[explorer]`). */
-const ALL_EXPLORER_INDEXES = { appearances: true, senderNonce: true, creators: true, fees: true, reverts: true }
-
 /**
  * Generates the chain into `out`. With `explorerIndexes` (default, as a default node) every block is
  * committed with the explorer indexes; without, serve it with them off (EXPLORER_OFF_FLAGS), or
@@ -146,7 +144,7 @@ export async function generateBigState(
       // as the node's first start does: genesis indexed, the indexes' marks written, so the node
       // started on the result finds every block indexed (no background backfill)
       const quiet = { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) }
-      await new ExplorerBackfill(store, quiet).done
+      await new ExplorerBackfill(store, quiet, replayHere(store)).done
     }
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const trie = new TrieStore(db)

@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
 import { openDatabase } from '../../src/db/db.js'
 import { ChainStore } from '../../src/chain/store.js'
+import { ALL_EXPLORER_INDEXES } from '../../src/chain/explorerIndex.js'
+import { ExplorerBackfill, replayHere } from '../../src/block/explorerBackfill.js'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { buildGenesis } from '../../src/config/genesis.js'
 import { BlockBuilder } from '../../src/consensus/blockBuilder.js'
@@ -51,6 +53,11 @@ export async function prepareIbex(ctx: StartContext): Promise<void> {
   await seedInProcess(datadir, g as unknown as GenesisJson, validator.privateKey, validator.address, ctx.plan, ctx.log)
 }
 
+/** A Logger that drops all but errors (those go to `log`). */
+function silentLog(log: (l: string) => void) {
+  return { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) } as never
+}
+
 async function seedInProcess(
   datadir: string,
   genesis: GenesisJson,
@@ -63,6 +70,10 @@ async function seedInProcess(
   const db = await openDatabase(join(datadir, 'chaindata'))
   try {
     const store = new ChainStore(db, common)
+    // every block committed with the explorer indexes a default node writes (genesis marked first,
+    // as the node's first start does): the node then starts with no background backfill to run
+    store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
+    await new ExplorerBackfill(store, silentLog(log), replayHere(store)).done
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const trie = new TrieStore(db)
     const recipient = (genesis.config as { baseFeeRecipient?: string } | undefined)?.baseFeeRecipient

@@ -13,7 +13,11 @@ import { bytesToHex, createContractAddress, hexToBytes, Address as EthAddress } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ALL_EXPLORER_INDEXES, type TxPosition } from '../chain/explorerIndex.js'
 import type { ChainBlock } from '../chain/store.js'
-import { ExplorerBackfill } from '../block/explorerBackfill.js'
+import { type ActivityReplay, BUSY, ExplorerBackfill, replayHere } from '../block/explorerBackfill.js'
+import type { GenesisJson } from '../chain/common.js'
+import { defaultConfig } from '../config/defaults.js'
+import { buildGenesis } from '../config/genesis.js'
+import { ExecPool } from '../exec/pool/index.js'
 import { encodeWireBlock } from '../chain/blockRlp.js'
 import { executeIbftBlock } from './ibftImport.js'
 import { createLogger } from '../log.js'
@@ -225,7 +229,7 @@ describe('backfill of a datadir written without the indexes', () => {
       expect(late.store.head.hash).toEqual(chain.store.head.hash)
       expect(late.store.explorer.head).toBeUndefined()
       late.store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
-      const backfill = new ExplorerBackfill(late.store, createLogger('silent'))
+      const backfill = new ExplorerBackfill(late.store, createLogger('silent'), replayHere(late.store))
       await backfill.done
       const [mine, live] = [late.store.explorer, chain.store.explorer]
       const head = chain.store.head.header.number
@@ -254,12 +258,61 @@ describe('backfill of a datadir written without the indexes', () => {
       })
       expect([mine.indexedFrom, mine.head]).toEqual([0n, next.header.number])
       // nothing to do at the next start
-      await new ExplorerBackfill(late.store, createLogger('silent')).done
+      await new ExplorerBackfill(late.store, createLogger('silent'), replayHere(late.store)).done
       expect([mine.indexedFrom, mine.head]).toEqual([0n, next.header.number])
     } finally {
       await late.db.close()
     }
   })
+  it('replays the blocks on trace workers, as the node does, and waits out a lane too busy to take one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ibex-explorer-workers-'))
+    dirs.push(dir)
+    const late = await openTestChain(dir, { validator: VALIDATOR })
+    const genesis = buildGenesis({ ...defaultConfig('dev'), datadir: dir }, [VALIDATOR.address])
+    const pool = new ExecPool({
+      db: late.db,
+      store: late.store,
+      common: late.common,
+      genesis: genesis as unknown as GenesisJson,
+      workers: 1,
+      callQueue: 10,
+      traceWorkers: 1,
+      traceQueue: 10,
+      workerHeapMb: 0,
+      cacheBytes: 4 * 1024 * 1024,
+    })
+    try {
+      for (const raws of history) await buildOn(late, raws)
+      late.store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
+      const onWorkers = pool.explorerReplay(late.store)
+      let replays = 0
+      let refused = 0
+      // the lane is "busy" for the first replay asked: the backfill asks again later, skipping no block
+      const replay: ActivityReplay = async (block) => {
+        if (refused === 0) {
+          refused++
+          return BUSY
+        }
+        replays++
+        return onWorkers(block)
+      }
+      await new ExplorerBackfill(late.store, createLogger('silent'), replay).done
+      expect(refused).toBe(1)
+      expect(replays).toBe(history.length)
+      // every replay ran on the trace lane's worker
+      expect(pool.stats().traces?.completed).toBe(history.length)
+      const [mine, live] = [late.store.explorer, chain.store.explorer]
+      const head = chain.store.head.header.number
+      expect(mine.indexedFrom).toBe(0n)
+      expect(mine.appearancesBefore(target, head + 1n, 1000)).toEqual(live.appearancesBefore(target, head + 1n, 1000))
+      expect(mine.revertOutput(hexToBytes(hashes.revert as `0x${string}`))).toEqual(
+        live.revertOutput(hexToBytes(hashes.revert as `0x${string}`)),
+      )
+    } finally {
+      await pool.close()
+      await late.db.close()
+    }
+  }, 60_000)
 })
 
 describe('indexes off', () => {

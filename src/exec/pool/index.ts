@@ -46,12 +46,15 @@ import { ExecutionError, ExecutionRevertedError } from '../../evm/errors.js'
 import { reviveError } from '../../util/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
 import { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH } from './constants.js'
-import { NodeShuttingDownError, TraceLimitError } from './errors.js'
+import { NodeShuttingDownError, PoolBusyError, QueueTimeoutError, TraceLimitError } from './errors.js'
+import { type ActivityReplay, BUSY } from '../../block/explorerBackfill.js'
 import { Lane } from './lane.js'
+import type { TxActivity } from '../../chain/explorerIndex.js'
 import {
   type AccessListTask,
   type CallTask,
   type ExecTask,
+  type ExplorerActivityTask,
   runTask,
   type SimulatedPresenter,
   type SimulateTask,
@@ -68,6 +71,7 @@ export {
   type ExecPoolError,
   NodeShuttingDownError,
   PoolBusyError,
+  QueueTimeoutError,
   TraceLimitError,
   WorkerCrashedError,
 } from './errors.js'
@@ -123,6 +127,11 @@ export const ABORT_GRACE_MS = 1000
 export const CALL_LANE_METHODS = 'eth_call/eth_estimateGas/eth_createAccessList/eth_simulateV1'
 /** Time a trace gets beyond its transactions' timeouts, to replay the block's earlier transactions. */
 export const TRACE_REPLAY_MS = 5000
+/**
+ * Time the explorer index backfill's replay of one stored block may take on a trace worker: far
+ * above what importing the block took (it ran within a block time), so only a stuck worker hits it.
+ */
+export const EXPLORER_REPLAY_MS = 60_000
 /**
  * Default of `exec.queue_timeout`: how long a request may wait for a worker before it is refused
  * busy. Under the evm timeout (5 s), so a client waits at most the two together, 7 s — inside
@@ -361,6 +370,33 @@ export class ExecPool {
     const budgetMs = unscheduled.options.timeoutMs * Math.max(1, txCount) + TRACE_REPLAY_MS
     const task = { ...unscheduled, budgetMs, startBy: UNQUEUED } as TraceTask
     return (await this.#run('traces', task)) as TraceParts
+  }
+
+  /**
+   * The explorer index backfill's replay of the stored block `blockHash` on a trace worker
+   * (src/block/explorerBackfill.ts): each transaction's activity, as the live commit records it.
+   */
+  async explorerActivity(blockHash: Uint8Array, head: bigint): Promise<TxActivity[]> {
+    const task: ExplorerActivityTask = {
+      kind: 'explorerActivity',
+      blockHash,
+      head,
+      budgetMs: EXPLORER_REPLAY_MS,
+      startBy: UNQUEUED,
+    }
+    return (await this.#run('traces', task)) as TxActivity[]
+  }
+
+  /** The explorer backfill's replays as explorerActivity tasks; BUSY while the trace lane cannot take one. */
+  explorerReplay(store: ChainStore): ActivityReplay {
+    return async (block) => {
+      try {
+        return await this.explorerActivity(block.hash, store.head.header.number)
+      } catch (err) {
+        if (err instanceof PoolBusyError || err instanceof QueueTimeoutError) return BUSY
+        throw err
+      }
+    }
   }
 
   async #run(kind: 'calls' | 'traces', task: ExecTask): Promise<unknown> {

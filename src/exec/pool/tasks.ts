@@ -26,6 +26,7 @@ import { TraceTooLargeError } from '../../trace/sink.js'
 import { traceCall } from '../../trace/traceCall.js'
 import type { ExecContext } from './context.js'
 import { buildTestingBlock, type TestingBlockRequest, TestingBuildError } from '../simulate/buildTestingBlock.js'
+import { replayActivity } from '../../block/explorerBackfill.js'
 import { withEvmDeadline } from '../../evm/deadline.js'
 import { claimStart } from './startClaim.js'
 
@@ -122,10 +123,21 @@ export interface TestingBlockTask extends TaskBase {
   timeoutMs: number
 }
 
+/**
+ * The explorer index backfill's replay of a stored block (src/block/explorerBackfill.ts): what
+ * each transaction touched, created and reverted with, as the live commit records it (TxActivity[]).
+ */
+export interface ExplorerActivityTask extends TaskBase {
+  kind: 'explorerActivity'
+  blockHash: Uint8Array
+}
+
 export type TraceTask = TraceTxTask | TraceBlockTask | TraceRlpBlockTask | TraceCallTask
 /** The tasks of the call lane (workers/execute.ts). */
 export type CallLaneTask = CallTask | AccessListTask | SimulateTask | TestingBlockTask
-export type ExecTask = CallLaneTask | TraceTask
+/** The tasks of the trace lane (workers/trace.ts). */
+export type TraceLaneTask = TraceTask | ExplorerActivityTask
+export type ExecTask = CallLaneTask | TraceLaneTask
 
 /**
  * Turns simulated blocks into the JSON-ready answer (src/rpc/format/simulated.ts). Given by the
@@ -272,6 +284,10 @@ async function execute(ctx: ExecContext, task: ExecTask, present: SimulatedPrese
         gasCap: task.gasCap,
       }
       return traceCall(chain, params, task.options, task.maxBytes)
+    }
+    case 'explorerActivity': {
+      const store = ctx.store(task.head)
+      return replayActivity(store, blockOf(ctx, task))
     }
   }
 }
