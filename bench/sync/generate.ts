@@ -24,7 +24,7 @@ import { createChainCommon, type GenesisJson } from '../../src/chain/common.js'
 import { ChainStore } from '../../src/chain/store.js'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { buildGenesis } from '../../src/config/genesis.js'
-import { ExplorerBackfill } from '../../src/block/explorerBackfill.js'
+import { ExplorerBackfill, replayHere } from '../../src/block/explorerBackfill.js'
 import { BlockBuilder } from '../../src/consensus/blockBuilder.js'
 import { openDatabase } from '../../src/db/db.js'
 import { TrieStore } from '../../src/state/index.js'
@@ -186,7 +186,7 @@ async function generateSource(o: SyncSourceOptions, out: string, log: (line: str
     const store = new ChainStore(db, common)
     store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
     const quiet = { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) }
-    await new ExplorerBackfill(store, quiet).done
+    await new ExplorerBackfill(store, quiet, replayHere(store)).done
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const recipient = (genesis.config as { baseFeeRecipient?: string } | undefined)?.baseFeeRecipient
     const builder = await BlockBuilder.create({
