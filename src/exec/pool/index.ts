@@ -215,6 +215,34 @@ function failureError(f: TaskFailure): Error {
   }
 }
 
+type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>
+
+/**
+ * Piscina's balancer for a lane whose workers hold `depth` messages each: the least busy worker
+ * with room. Piscina's default hands a message that carries an abort signal (all of the lane's)
+ * only to a worker with nothing at all, so a call worker got its next batch only after answering
+ * the last: main thread and worker took turns, each idle half the time under load (2026-11-28
+ * profile, distinct eth_calls). Aborting a message still terminates its worker; the messages
+ * queued behind it on that worker fail with Piscina's thread-termination error, and the lane
+ * refuses their tasks busy (Lane #failure).
+ */
+export function pipelineBalancer(depth: number): LoadBalancer {
+  return (_task, workers) => {
+    let best: (typeof workers)[number] | null = null
+    let least = depth
+    for (const w of workers) {
+      if (w.terminating) continue
+      // Piscina reports a worker holding one abortable message as Infinity: it is one message
+      const usage = w.currentUsage === Number.POSITIVE_INFINITY ? 1 : w.currentUsage
+      if (usage < least) {
+        best = w
+        least = usage
+      }
+    }
+    return best
+  }
+}
+
 export class ExecPool {
   readonly #opts: ExecPoolOptions
   #calls: Lane | undefined
@@ -258,6 +286,11 @@ export class ExecPool {
         // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
         maxQueue: Number.POSITIVE_INFINITY,
         concurrentTasksPerWorker: depth,
+        // Piscina's own balancer gives a task that carries an abort signal only to an idle worker,
+        // which would undo the pipeline (every message does): see pipelineBalancer
+        loadBalancer: pipelineBalancer(depth),
+        // its per-task run/wait histograms: nobody reads them, and they cost the main thread per task
+        recordTiming: false,
         idleTimeout: Number.POSITIVE_INFINITY,
         workerData: { ...workerData, ibexEntry },
         resourceLimits,

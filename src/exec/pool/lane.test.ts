@@ -3,11 +3,15 @@
  * timeout is refused busy (never run, never reported as its own timeout); a task a worker took
  * keeps its whole budget, counted from then.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Piscina } from 'piscina'
 import { describe, expect, it } from 'vitest'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
 import { Lane } from './lane.js'
+import { pipelineBalancer } from './index.js'
 import { claimStart, markFinished } from './startClaim.js'
 import type { ExecTask, TaskResult } from './tasks.js'
 
@@ -54,6 +58,19 @@ function task(id: number, budgetMs = 10_000): ExecTask {
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms))
 const LONG_QUEUE_MS = 10_000
+
+function batchPool() {
+  const messages: { tasks: Flagged[]; finish: (r: unknown) => void; fail: (err: Error) => void }[] = []
+  const pool = {
+    run(message: Flagged | Flagged[], opts: { signal: AbortSignal }): Promise<unknown> {
+      return new Promise((resolve, reject) => {
+        messages.push({ tasks: Array.isArray(message) ? message : [message], finish: resolve, fail: reject })
+        opts.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))
+      })
+    },
+  }
+  return { pool: pool as unknown as Piscina, messages }
+}
 
 describe('Lane', () => {
   it('runs at most `threads` tasks and starts the waiting ones in arrival order', async () => {
@@ -155,21 +172,6 @@ describe('Lane', () => {
 
 describe('Lane batches', () => {
   /** A stand-in for Piscina that records each message (one task, or an array of them). */
-  function batchPool() {
-    const messages: { tasks: Flagged[]; finish: (r: unknown) => void }[] = []
-    const pool = {
-      run(message: Flagged | Flagged[], opts: { signal: AbortSignal }): Promise<unknown> {
-        return new Promise((resolve, reject) => {
-          messages.push({ tasks: Array.isArray(message) ? message : [message], finish: resolve })
-          opts.signal.addEventListener('abort', () =>
-            reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
-          )
-        })
-      },
-    }
-    return { pool: pool as unknown as Piscina, messages }
-  }
-
   it('hands the tasks of one event-loop turn to a worker together: at most `batch` a message, never more than the free slots', async () => {
     const { pool, messages } = batchPool()
     const lane = new Lane(pool, 'eth_call', 4, 10, 1000, LONG_QUEUE_MS, 0, 3)
@@ -213,6 +215,48 @@ describe('Lane batches', () => {
       expect(waiting).rejects.toBeInstanceOf(QueueTimeoutError),
     ])
     expect(lane.running).toBe(0)
+  })
+})
+
+describe('pipelining', () => {
+  it('a message dropped with a worker terminated for another message: its tasks never taken are refused busy, not crashed', async () => {
+    const { pool, messages } = batchPool()
+    const lane = new Lane(pool, 'eth_call', 4, 10, 1000, LONG_QUEUE_MS, 0, 2)
+    const answers = [1, 2].map((id) => lane.submit(task(id)))
+    await tick()
+    // Piscina's error for the messages a worker held behind the aborted one
+    messages[0]?.fail(new Error('Terminating worker thread'))
+    for (const a of answers) await expect(a).rejects.toBeInstanceOf(QueueTimeoutError)
+    // any other failure of the worker is still a crash
+    const crashed = lane.submit(task(3))
+    await tick()
+    messages[1]?.fail(new Error('worker exited with code: 70'))
+    await expect(crashed).rejects.toBeInstanceOf(WorkerCrashedError)
+  })
+
+  it("gives a worker holding abortable messages more, up to the lane's depth (Piscina's balancer gave it none)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ibex-balancer-'))
+    const filename = join(dir, 'sleep.mjs')
+    writeFileSync(filename, 'export default (ms) => new Promise((r) => setTimeout(() => r(ms), ms))\n')
+    const { Piscina } = await import('piscina')
+    const depth = 3
+    const real = new Piscina({
+      filename,
+      minThreads: 1,
+      maxThreads: 1,
+      concurrentTasksPerWorker: depth,
+      loadBalancer: pipelineBalancer(depth),
+    })
+    try {
+      await real.run(0) // the worker has loaded
+      const runs = [1, 2, 3, 4].map(() => real.run(300, { signal: AbortSignal.timeout(60_000) }))
+      // three messages went to the worker at once; only the fourth waits in Piscina
+      expect(real.queueSize).toBe(1)
+      expect(await Promise.all(runs)).toEqual([300, 300, 300, 300])
+    } finally {
+      await real.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -50,6 +50,11 @@ function isAbort(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.constructor?.name === 'AbortError')
 }
 
+/** Piscina's error for the messages a worker still held when it was terminated (another message's abort). */
+function isTermination(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Terminating worker thread'
+}
+
 export class Lane {
   readonly pool: Piscina
   /** The methods this lane serves, for errors (`eth_call/eth_estimateGas`). */
@@ -203,10 +208,14 @@ export class Lane {
     }
   }
 
-  /** What a task of a message that failed answers: aborted past its time, or its worker died. */
+  /**
+   * What a task of a message that failed answers: aborted past its time, dropped with a worker
+   * terminated for another message's abort (never started: refused busy), or its worker died.
+   */
   #failure(s: Submitted, err: unknown, size: number): Error {
-    if (!isAbort(err)) return new WorkerCrashedError(err)
-    if (size === 1) return new ExecutionError(timeoutMessage(s.task))
+    const aborted = isAbort(err)
+    if (!aborted && !isTermination(err)) return new WorkerCrashedError(err)
+    if (aborted && size === 1) return new ExecutionError(timeoutMessage(s.task))
     if (refuseStart(s.task.started)) return new QueueTimeoutError(this.what, this.queueTimeoutMs)
     return finished(s.task.started) ? new WorkerCrashedError(err) : new ExecutionError(timeoutMessage(s.task))
   }
