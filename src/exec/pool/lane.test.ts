@@ -10,7 +10,7 @@ import type { Piscina } from 'piscina'
 import { describe, expect, it } from 'vitest'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
-import { Lane } from './lane.js'
+import { Lane, MessageDeadline } from './lane.js'
 import { pipelineBalancer } from './index.js'
 import { claimStart, markFinished } from './startClaim.js'
 import type { ExecTask, TaskResult } from './tasks.js'
@@ -24,7 +24,7 @@ type Flagged = { id: number; started: Int32Array; startBy: number }
 function fakePool() {
   const running: { id: number; task: Flagged; finish: (r: TaskResult<unknown> | Error) => void }[] = []
   const pool = {
-    run(task: Flagged, opts: { signal: AbortSignal }): Promise<TaskResult<unknown>> {
+    run(task: Flagged, opts: { signal: MessageDeadline }): Promise<TaskResult<unknown>> {
       return new Promise((resolve, reject) => {
         const entry = {
           id: task.id,
@@ -32,7 +32,7 @@ function fakePool() {
           finish: (r: TaskResult<unknown> | Error) => (r instanceof Error ? reject(r) : resolve(r)),
         }
         running.push(entry)
-        opts.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))
+        opts.signal.once('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))
       })
     },
   }
@@ -62,10 +62,10 @@ const LONG_QUEUE_MS = 10_000
 function batchPool() {
   const messages: { tasks: Flagged[]; finish: (r: unknown) => void; fail: (err: Error) => void }[] = []
   const pool = {
-    run(message: Flagged | Flagged[], opts: { signal: AbortSignal }): Promise<unknown> {
+    run(message: Flagged | Flagged[], opts: { signal: MessageDeadline }): Promise<unknown> {
       return new Promise((resolve, reject) => {
         messages.push({ tasks: Array.isArray(message) ? message : [message], finish: resolve, fail: reject })
-        opts.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))
+        opts.signal.once('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))
       })
     },
   }
@@ -237,7 +237,11 @@ describe('pipelining', () => {
   it("gives a worker holding abortable messages more, up to the lane's depth (Piscina's balancer gave it none)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ibex-balancer-'))
     const filename = join(dir, 'sleep.mjs')
-    writeFileSync(filename, 'export default (ms) => new Promise((r) => setTimeout(() => r(ms), ms))\n')
+    // blocks its thread, as a call worker runs its messages one after another
+    writeFileSync(
+      filename,
+      'export default (ms) => (Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms), ms)\n',
+    )
     const { Piscina } = await import('piscina')
     const depth = 3
     const real = new Piscina({
@@ -253,6 +257,13 @@ describe('pipelining', () => {
       // three messages went to the worker at once; only the fourth waits in Piscina
       expect(real.queueSize).toBe(1)
       expect(await Promise.all(runs)).toEqual([300, 300, 300, 300])
+      // a message past its MessageDeadline is aborted and its worker terminated; the message held
+      // behind it on that worker fails with the termination error; a new worker takes the next
+      const stuck = real.run(60_000, { signal: new MessageDeadline(200) })
+      const behind = real.run(1, { signal: new MessageDeadline(60_000) })
+      await expect(stuck).rejects.toMatchObject({ name: 'AbortError' })
+      await expect(behind).rejects.toThrow('Terminating worker thread')
+      expect(await real.run(5, { signal: new MessageDeadline(60_000) })).toBe(5)
     } finally {
       await real.destroy()
       rmSync(dir, { recursive: true, force: true })

@@ -46,6 +46,47 @@ interface Submitted {
   inPool: boolean
 }
 
+/**
+ * A message's time limit, in the EventEmitter form of abort signal Piscina accepts: one timer,
+ * cleared when the message settles. An AbortSignal.timeout (an EventTarget, a timer and a weak
+ * reference) cost the main thread more than the rest of a call's hand-over (2026-11-28 profile).
+ */
+export class MessageDeadline {
+  aborted = false
+  #listener: (() => void) | undefined
+  readonly #timer: NodeJS.Timeout
+
+  constructor(ms: number) {
+    this.#timer = setTimeout(() => this.#fire(), ms).unref()
+  }
+
+  once(_event: 'abort', listener: () => void): void {
+    this.#listener = listener
+  }
+
+  off(_event: 'abort', _listener: () => void): void {
+    this.#listener = undefined
+  }
+
+  /** Piscina 5 removes its listener by this name. */
+  removeListener(event: 'abort', listener: () => void): void {
+    this.off(event, listener)
+  }
+
+  /** The message settled: the limit no longer applies. */
+  clear(): void {
+    clearTimeout(this.#timer)
+    this.#listener = undefined
+  }
+
+  #fire(): void {
+    this.aborted = true
+    const listener = this.#listener
+    this.#listener = undefined
+    listener?.()
+  }
+}
+
 function isAbort(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.constructor?.name === 'AbortError')
 }
@@ -75,6 +116,8 @@ export class Lane {
   /** A hand-over of the waiting tasks is scheduled for the end of this event-loop turn. */
   #flushing = false
   #completed = 0
+  /** Set once the pool closes: what a message failing from then on answers. */
+  #closing: Error | undefined
 
   constructor(
     pool: Piscina,
@@ -139,8 +182,9 @@ export class Lane {
     })
   }
 
-  /** Rejects everything still waiting (the pool is closing). */
+  /** Rejects everything still waiting, and what fails from now on (the pool is closing: its workers go). */
   drop(reason: Error): void {
+    this.#closing = reason
     for (const s of this.#waiting.splice(0)) {
       clearTimeout(s.timer)
       s.reject(reason)
@@ -181,8 +225,9 @@ export class Lane {
     // budgetMs; the tasks of a message run one after another, so the last ends by the latest of these
     const limitMs = Math.max(0, endBy - Date.now()) + this.graceMs
     const message = batch.length === 1 ? (batch[0] as Submitted).task : batch.map((s) => s.task)
+    const deadline = new MessageDeadline(limitMs)
     this.pool
-      .run(message, { signal: AbortSignal.timeout(limitMs) })
+      .run(message, { signal: deadline })
       .then(
         (answer: TaskResult<unknown> | TaskResult<unknown>[]) => {
           const results = Array.isArray(answer) ? answer : [answer]
@@ -193,6 +238,7 @@ export class Lane {
         },
       )
       .finally(() => {
+        deadline.clear()
         for (const s of batch) clearTimeout(s.timer)
         this.#running -= batch.length
         this.#completed += batch.length
@@ -213,6 +259,7 @@ export class Lane {
    * terminated for another message's abort (never started: refused busy), or its worker died.
    */
   #failure(s: Submitted, err: unknown, size: number): Error {
+    if (this.#closing !== undefined) return this.#closing
     const aborted = isAbort(err)
     if (!aborted && !isTermination(err)) return new WorkerCrashedError(err)
     if (aborted && size === 1) return new ExecutionError(timeoutMessage(s.task))
