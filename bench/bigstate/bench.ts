@@ -4,14 +4,15 @@
  * accounts, tokens, slots, receipts and logs are read from each; only the sizes differ.
  *
  *   npm run bench:bigstate -- [--big DIR] [--small DIR] [--accounts N --contracts N --txs N
- *     --blocks N --senders N] [--seconds 10] [--turns 2] [--out bench/results]
+ *     --blocks N --senders N] [--seconds 10] [--turns 8] [--out bench/results]
  *     ["--ibex-node-flags=--cpu-prof --cpu-prof-dir=DIR"]
  *
  * --big / --small name directories generated before (`npm run bench:bigstate:gen`); a missing one
  * is generated into a scratch directory first (the big one at the size flags, the small one at
  * SMALL_SIZE). For each: spawn → first eth_getBalance answer, idle RSS, the read mix (closed loop,
  * 32 connections, `--turns` turns alternating small and big, each while the other node is paused
- * with SIGSTOP; the best turn counts), peak RSS under it, eth_getLogs over the last 10,000 blocks,
+ * with SIGSTOP; the best turn counts: a node's first turns after its start are cold, its page and
+ * block caches filling, and the default of 8 lets both reach what they hold from then on), peak RSS under it, eth_getLogs over the last 10,000 blocks,
  * chaindata size on disk. Writes <out>/<date>-bigstate.md and .json.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -61,7 +62,7 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: String(FULL_SIZE.blocks) },
     senders: { type: 'string', default: String(FULL_SIZE.senders) },
     seconds: { type: 'string', default: '10' },
-    turns: { type: 'string', default: '2' },
+    turns: { type: 'string', default: '8' },
     out: { type: 'string', default: RESULTS_DIR },
     'ibex-node-flags': { type: 'string', default: '' },
     /** Seconds of a turn per method alone (0: no per-method table), after the mix. */
