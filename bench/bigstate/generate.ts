@@ -35,6 +35,7 @@ import type { PoolTx } from '../../src/txpool/index.js'
 import { decodeRawTransaction, validateTransaction } from '../../src/txpool/validate.js'
 import { headAdmission } from '../../test/helpers/chain.js'
 import { compileBench } from '../../test/helpers/compile.js'
+import { errorsOnly } from '../peers/ibex.js'
 import { BENCH_GAS_LIMIT } from '../peers/types.js'
 import { REPO } from '../repo.js'
 import { bytes, hex } from '../seed/sign.js'
@@ -143,8 +144,7 @@ export async function generateBigState(
       store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
       // as the node's first start does: genesis indexed, the indexes' marks written, so the node
       // started on the result finds every block indexed (no background backfill)
-      const quiet = { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) }
-      await new ExplorerBackfill(store, quiet, replayHere(store)).done
+      await new ExplorerBackfill(store, errorsOnly(log), replayHere(store)).done
     }
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const trie = new TrieStore(db)

@@ -53,8 +53,8 @@ export async function prepareIbex(ctx: StartContext): Promise<void> {
   await seedInProcess(datadir, g as unknown as GenesisJson, validator.privateKey, validator.address, ctx.plan, ctx.log)
 }
 
-/** A Logger that drops all but errors (those go to `log`). */
-function silentLog(log: (l: string) => void) {
+/** A Logger that drops all but errors (those go to `log`): for the datadir generators' backfills. */
+export function errorsOnly(log: (l: string) => void) {
   return { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) } as never
 }
 
@@ -73,7 +73,7 @@ async function seedInProcess(
     // every block committed with the explorer indexes a default node writes (genesis marked first,
     // as the node's first start does): the node then starts with no background backfill to run
     store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
-    await new ExplorerBackfill(store, silentLog(log), replayHere(store)).done
+    await new ExplorerBackfill(store, errorsOnly(log), replayHere(store)).done
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const trie = new TrieStore(db)
     const recipient = (genesis.config as { baseFeeRecipient?: string } | undefined)?.baseFeeRecipient

@@ -32,6 +32,8 @@ import type { PoolTx } from '../../src/txpool/index.js'
 import { decodeRawTransaction, validateTransaction } from '../../src/txpool/validate.js'
 import { keccak256 } from '../../src/util/crypto.js'
 import { headAdmission } from '../../test/helpers/chain.js'
+import { ALL_EXPLORER_INDEXES } from '../../src/chain/explorerIndex.js'
+import { errorsOnly } from '../peers/ibex.js'
 import { BENCH_GAS_LIMIT } from '../peers/types.js'
 import { REPO } from '../repo.js'
 import { bytes, derivedKey, hex, type Key, signTx } from '../seed/sign.js'
@@ -148,9 +150,6 @@ export function transfersUpTo(o: SyncSourceOptions, blocks: number): number {
   return n
 }
 
-/** Every explorer index, as `ibex start` writes them by default (src/config/settings.ts, `[explorer]`). */
-const ALL_EXPLORER_INDEXES = { appearances: true, senderNonce: true, creators: true, fees: true, reverts: true }
-
 async function generateSource(o: SyncSourceOptions, out: string, log: (line: string) => void) {
   const started = performance.now()
   const { datadir, genesis: genesisFile, manifest } = sourcePaths(out)
@@ -185,8 +184,7 @@ async function generateSource(o: SyncSourceOptions, out: string, log: (line: str
   try {
     const store = new ChainStore(db, common)
     store.setExplorerIndexes(ALL_EXPLORER_INDEXES)
-    const quiet = { debug() {}, info() {}, warn() {}, error: (msg: string) => log(msg) }
-    await new ExplorerBackfill(store, quiet, replayHere(store)).done
+    await new ExplorerBackfill(store, errorsOnly(log), replayHere(store)).done
     common.setHardforkBy({ blockNumber: store.head.header.number, timestamp: store.head.header.timestamp })
     const recipient = (genesis.config as { baseFeeRecipient?: string } | undefined)?.baseFeeRecipient
     const builder = await BlockBuilder.create({

@@ -49,6 +49,7 @@ import { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH } from './constants.js'
 import { NodeShuttingDownError, PoolBusyError, QueueTimeoutError, TraceLimitError } from './errors.js'
 import { type ActivityReplay, BUSY } from '../../block/explorerBackfill.js'
 import { Lane } from './lane.js'
+import { pipelineBalancer } from './balancer.js'
 import type { TxActivity } from '../../chain/explorerIndex.js'
 import {
   type AccessListTask,
@@ -212,34 +213,6 @@ function failureError(f: TaskFailure): Error {
       return new Error('a task was refused outside a lane')
     default:
       return new ExecutionError(f.message)
-  }
-}
-
-type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>
-
-/**
- * Piscina's balancer for a lane whose workers hold `depth` messages each: the least busy worker
- * with room. Piscina's default hands a message that carries an abort signal (all of the lane's)
- * only to a worker with nothing at all, so a call worker got its next batch only after answering
- * the last: main thread and worker took turns, each idle half the time under load (2026-11-28
- * profile, distinct eth_calls). Aborting a message still terminates its worker; the messages
- * queued behind it on that worker fail with Piscina's thread-termination error, and the lane
- * refuses their tasks busy (Lane #failure).
- */
-export function pipelineBalancer(depth: number): LoadBalancer {
-  return (_task, workers) => {
-    let best: (typeof workers)[number] | null = null
-    let least = depth
-    for (const w of workers) {
-      if (w.terminating) continue
-      // Piscina reports a worker holding one abortable message as Infinity: it is one message
-      const usage = w.currentUsage === Number.POSITIVE_INFINITY ? 1 : w.currentUsage
-      if (usage < least) {
-        best = w
-        least = usage
-      }
-    }
-    return best
   }
 }
 

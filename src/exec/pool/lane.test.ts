@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
 import { Lane, MessageDeadline } from './lane.js'
-import { pipelineBalancer } from './index.js'
+import { pipelineBalancer } from './balancer.js'
 import { claimStart, markFinished } from './startClaim.js'
 import type { ExecTask, TaskResult } from './tasks.js'
 
