@@ -42,8 +42,13 @@ function filterCall(k: number): { method: string; params: unknown[] } {
 async function installFilters(url: string, n: number): Promise<void> {
   for (let start = 0; start < n; start += FILTER_BATCH) {
     const calls = []
-    for (let k = start; k < Math.min(n, start + FILTER_BATCH); k++) calls.push({ jsonrpc: '2.0', id: k, ...filterCall(k) })
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) })
+    for (let k = start; k < Math.min(n, start + FILTER_BATCH); k++)
+      calls.push({ jsonrpc: '2.0', id: k, ...filterCall(k) })
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(calls),
+    })
     const answers = (await res.json()) as { error?: unknown }[]
     const failed = answers.find((a) => a.error !== undefined)
     if (failed !== undefined) throw new Error(`filter refused: ${JSON.stringify(failed.error)}`)
@@ -97,7 +102,8 @@ async function measure(filters: number, subscriptions: number): Promise<Record<s
       hashes.push(await rpc<string>(node.url, 'eth_sendTransaction', [{ from, to: SINK, value: '0x1' }]))
     }
     for (const h of hashes) {
-      while ((await rpc(node.url, 'eth_getTransactionReceipt', [h])) === null) await new Promise((r) => setTimeout(r, 100))
+      while ((await rpc(node.url, 'eth_getTransactionReceipt', [h])) === null)
+        await new Promise((r) => setTimeout(r, 100))
     }
     const seconds = (performance.now() - t0) / 1000
     probing = false
@@ -116,5 +122,10 @@ async function measure(filters: number, subscriptions: number): Promise<Record<s
   }
 }
 
-const rows = [await measure(0, 0), await measure(FILTERS, 0), await measure(0, SUBSCRIPTIONS), await measure(FILTERS, SUBSCRIPTIONS)]
+const rows = [
+  await measure(0, 0),
+  await measure(FILTERS, 0),
+  await measure(0, SUBSCRIPTIONS),
+  await measure(FILTERS, SUBSCRIPTIONS),
+]
 console.table(rows)

@@ -124,7 +124,8 @@ try {
     )
     await checkServes(node.url, m)
     const flatMs = await awaitFlatTable(node)
-    if (flatMs > 0) log(`${name}: flat account table built in ${(flatMs / 1000).toFixed(1)} s (a datadir from before it)`)
+    if (flatMs > 0)
+      log(`${name}: flat account table built in ${(flatMs / 1000).toFixed(1)} s (a datadir from before it)`)
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     sides.push({
       name,
