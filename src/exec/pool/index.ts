@@ -34,7 +34,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import type { Worker } from 'node:worker_threads'
+import { Worker } from 'node:worker_threads'
 import type { Common } from '@ethereumjs/common'
 import { Piscina } from 'piscina'
 import type { GenesisJson } from '../../chain/common.js'
@@ -45,14 +45,16 @@ import type { AccessListResult } from '../../evm/accessList.js'
 import { ExecutionError, ExecutionRevertedError } from '../../evm/errors.js'
 import { reviveError } from '../../util/errors.js'
 import { ExecContext, type ExecWorkerData } from './context.js'
-import { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH } from './constants.js'
+import { CALL_PIPELINE_DEPTH } from './constants.js'
 import { NodeShuttingDownError, PoolBusyError, QueueTimeoutError, TraceLimitError } from './errors.js'
 import { type ActivityReplay, BUSY } from '../../block/explorerBackfill.js'
 import { Lane } from './lane.js'
+import { RingLane } from './ringLane.js'
 import { pipelineBalancer } from './balancer.js'
 import type { TxActivity } from '../../chain/explorerIndex.js'
 import {
   type AccessListTask,
+  type CallLaneTask,
   type CallTask,
   type ExecTask,
   type ExplorerActivityTask,
@@ -67,7 +69,7 @@ import {
   type TraceTask,
 } from './tasks.js'
 
-export { CALL_BATCH_MAX, CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
+export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
 export {
   type ExecPoolError,
   NodeShuttingDownError,
@@ -218,7 +220,7 @@ function failureError(f: TaskFailure): Error {
 
 export class ExecPool {
   readonly #opts: ExecPoolOptions
-  #calls: Lane | undefined
+  #calls: RingLane | undefined
   #traces: Lane | undefined
   readonly #inline: ExecContext | undefined
   readonly #threads = new Set<Worker>()
@@ -243,47 +245,53 @@ export class ExecPool {
       cacheBytes: opts.cacheBytes,
     }
     const resourceLimits = opts.workerHeapMb > 0 ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined
-    const lane = (
-      name: string,
-      what: string,
-      threads: number,
-      maxQueue: number,
-      depth: number,
-      batch: number,
-    ): Lane => {
-      const { filename, ibexEntry } = workerEntry(name)
-      const pool = new Piscina({
-        filename,
-        minThreads: threads,
-        maxThreads: threads,
-        // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
-        maxQueue: Number.POSITIVE_INFINITY,
-        concurrentTasksPerWorker: depth,
-        // Piscina's own balancer gives a task that carries an abort signal only to an idle worker,
-        // which would undo the pipeline (every message does): see pipelineBalancer
-        loadBalancer: pipelineBalancer(depth),
-        // its per-task run/wait histograms: nobody reads them, and they cost the main thread per task
-        recordTiming: false,
-        idleTimeout: Number.POSITIVE_INFINITY,
-        workerData: { ...workerData, ibexEntry },
-        resourceLimits,
-      })
-      // a worker dying between tasks is replaced by Piscina; nothing to answer
-      pool.on('error', () => {})
-      pool.on('workerCreate', () => this.#track(pool))
-      return new Lane(
-        pool,
-        what,
-        threads * depth,
-        maxQueue,
-        ABORT_GRACE_MS,
-        opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS,
-        WORKER_BOOT_ALLOWANCE_MS,
-        batch,
-      )
-    }
-    this.#calls = lane('execute', CALL_LANE_METHODS, opts.workers, opts.callQueue, CALL_PIPELINE_DEPTH, CALL_BATCH_MAX)
-    this.#traces = lane('trace', 'debug_trace', Math.max(1, opts.traceWorkers), opts.traceQueue, 1, 1)
+    const queueTimeoutMs = opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS
+    const calls = workerEntry('execute')
+    this.#calls = new RingLane({
+      spawn: (ring) =>
+        new Worker(calls.filename, {
+          workerData: { ...workerData, ibexEntry: calls.ibexEntry, ring },
+          transferList: [ring.port],
+          resourceLimits,
+        }),
+      what: CALL_LANE_METHODS,
+      workers: opts.workers,
+      depth: CALL_PIPELINE_DEPTH,
+      maxQueue: opts.callQueue,
+      graceMs: ABORT_GRACE_MS,
+      queueTimeoutMs,
+      bootAllowanceMs: WORKER_BOOT_ALLOWANCE_MS,
+    })
+    const traces = workerEntry('trace')
+    const traceThreads = Math.max(1, opts.traceWorkers)
+    const pool = new Piscina({
+      filename: traces.filename,
+      minThreads: traceThreads,
+      maxThreads: traceThreads,
+      // the Lane queues (first come, first served, bounded): Piscina only ever holds running tasks
+      maxQueue: Number.POSITIVE_INFINITY,
+      concurrentTasksPerWorker: 1,
+      // Piscina's own balancer gives a task that carries an abort signal only to an idle worker
+      // (every message does): see pipelineBalancer
+      loadBalancer: pipelineBalancer(1),
+      // its per-task run/wait histograms: nobody reads them, and they cost the main thread per task
+      recordTiming: false,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { ...workerData, ibexEntry: traces.ibexEntry },
+      resourceLimits,
+    })
+    // a worker dying between tasks is replaced by Piscina; nothing to answer
+    pool.on('error', () => {})
+    pool.on('workerCreate', () => this.#track(pool))
+    this.#traces = new Lane(
+      pool,
+      'debug_trace',
+      traceThreads,
+      opts.traceQueue,
+      ABORT_GRACE_MS,
+      queueTimeoutMs,
+      WORKER_BOOT_ALLOWANCE_MS,
+    )
   }
 
   /**
@@ -408,11 +416,13 @@ export class ExecPool {
   async #run(kind: 'calls' | 'traces', task: ExecTask): Promise<unknown> {
     if (this.#closed) throw new NodeShuttingDownError()
     this.start()
-    const lane = kind === 'calls' ? this.#calls : this.#traces
     let result: TaskResult<unknown>
-    if (lane === undefined) {
-      result = await runTask(this.#inline as ExecContext, task, this.#opts.presentSimulated)
+    if (this.#inline !== undefined) {
+      result = await runTask(this.#inline, task, this.#opts.presentSimulated)
+    } else if (kind === 'calls') {
+      result = await (this.#calls as RingLane).submit(task as CallLaneTask)
     } else {
+      const lane = this.#traces as Lane
       try {
         result = await lane.submit(task)
       } finally {
@@ -441,10 +451,15 @@ export class ExecPool {
 
   /** Counters for logs and benchmarks. */
   stats(): { calls: PoolStats | undefined; traces: PoolStats | undefined } {
-    const of = (l: Lane | undefined): PoolStats | undefined =>
+    const of = (l: Lane | RingLane | undefined): PoolStats | undefined =>
       l === undefined
         ? undefined
-        : { threads: l.pool.threads.length, running: l.running, queued: l.waiting, completed: l.completed }
+        : {
+            threads: l instanceof Lane ? l.pool.threads.length : l.threads.length,
+            running: l.running,
+            queued: l.waiting,
+            completed: l.completed,
+          }
     return { calls: of(this.#calls), traces: of(this.#traces) }
   }
 
@@ -452,17 +467,17 @@ export class ExecPool {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    for (const lane of [this.#calls, this.#traces]) {
-      if (lane === undefined) continue
-      lane.drop(new NodeShuttingDownError())
-      this.#track(lane.pool)
+    this.#calls?.drop(new NodeShuttingDownError())
+    if (this.#traces !== undefined) {
+      this.#traces.drop(new NodeShuttingDownError())
+      this.#track(this.#traces.pool)
     }
-    await Promise.allSettled([this.#calls?.pool.destroy(), this.#traces?.pool.destroy()])
+    await this.#traces?.pool.destroy().catch(() => undefined)
     let timer: NodeJS.Timeout | undefined
     const giveUp = new Promise<void>((r) => {
       timer = setTimeout(r, WORKER_EXIT_WAIT_MS)
     })
-    await Promise.race([Promise.allSettled(this.#exits), giveUp])
+    await Promise.race([Promise.allSettled([...this.#exits, this.#calls?.destroy()]), giveUp])
     clearTimeout(timer)
   }
 }

@@ -11,19 +11,16 @@
  * it does not count them against `maxQueue`; so nothing waits in Piscina, only here.
  *
  * `threads` counts slots: worker threads × the tasks each worker holds at once (its pipeline
- * depth; ExecPool sets it), so a task in Piscina may still wait in its worker's inbox. With
- * `batch` above 1 the tasks submitted in one turn of the event loop are handed over together, once
- * the turn's I/O callbacks have run (setImmediate): up to `batch` of them (and no more than the
- * free slots) as one message — one post, one wake of the worker, one answer back, where the hop
- * was most of a fast call's cost. What always holds: at most `threads` tasks are inside Piscina;
+ * depth, with pipelineBalancer), so a task in Piscina may still wait in its worker's inbox. The
+ * node's trace lane holds one task a worker; the call lane has its own transport (ringLane.ts).
+ * What always holds: at most `threads` tasks are inside Piscina;
  * at most `maxQueue` wait here for a slot; a task a worker
  * has not taken `queueTimeoutMs` after its submission — waiting here or in a worker's inbox — is
  * refused with QueueTimeoutError (-32005) and never runs (startClaim.ts decides the race with the
  * worker); a task a worker took runs its whole `budgetMs`, counted from that moment, and is
- * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`. The
- * tasks of an aborted message answer by their start flag: the one running then times out, those
- * not taken are refused busy, those finished (their answers lost with the worker) are
- * WorkerCrashedError.
+ * aborted, its worker terminated and replaced, only when it runs past that plus `graceMs`; the
+ * messages that worker held behind it are refused busy (never taken) or, if one had started,
+ * answer WorkerCrashedError.
  *
  * A lane whose workers are still loading (a node just started, on a loaded box that can take
  * seconds) is cold: a task submitted then waits for the first worker at most `bootAllowanceMs`
@@ -33,7 +30,7 @@
 import type { Piscina } from 'piscina'
 import { ExecutionError } from '../../evm/errors.js'
 import { PoolBusyError, QueueTimeoutError, WorkerCrashedError } from './errors.js'
-import { finished, newStartFlag, refuseStart } from './startClaim.js'
+import { newStartFlag, refuseStart } from './startClaim.js'
 import { type ExecTask, type TaskResult, timeoutMessage } from './tasks.js'
 
 /** A submitted task until it is answered: waiting here, or handed to Piscina (`inPool`). */
@@ -108,13 +105,9 @@ export class Lane {
   readonly queueTimeoutMs: number
   /** Extra wait allowed to a task submitted while no worker has loaded yet (0 = the lane is warm from the start). */
   readonly bootAllowanceMs: number
-  /** Most tasks one message to a worker carries (1: a message per task). */
-  readonly batch: number
   #warm: boolean
   #running = 0
   readonly #waiting: Submitted[] = []
-  /** A hand-over of the waiting tasks is scheduled for the end of this event-loop turn. */
-  #flushing = false
   #completed = 0
   /** Set once the pool closes: what a message failing from then on answers. */
   #closing: Error | undefined
@@ -127,7 +120,6 @@ export class Lane {
     graceMs: number,
     queueTimeoutMs: number,
     bootAllowanceMs = 0,
-    batch = 1,
   ) {
     this.pool = pool
     this.what = what
@@ -137,7 +129,6 @@ export class Lane {
     this.queueTimeoutMs = queueTimeoutMs
     this.bootAllowanceMs = bootAllowanceMs
     this.#warm = bootAllowanceMs === 0
-    this.batch = Math.max(1, batch)
   }
 
   /** True once a worker has loaded (a task completed, or Piscina has a ready idle worker). */
@@ -164,9 +155,7 @@ export class Lane {
    * are the caller's, its start flag the lane's.
    */
   submit(unflagged: ExecTask): Promise<TaskResult<unknown>> {
-    // tasks waiting for this turn's hand-over take the free slots first
-    const free = Math.max(0, this.threads - this.#running)
-    if (this.#waiting.length >= this.maxQueue + free) {
+    if (this.#running >= this.threads && this.#waiting.length >= this.maxQueue) {
       return Promise.reject(new PoolBusyError(this.what, this.maxQueue))
     }
     const waitMs = this.queueTimeoutMs + (this.warm ? 0 : this.bootAllowanceMs)
@@ -174,10 +163,7 @@ export class Lane {
     return new Promise((resolve, reject) => {
       const s: Submitted = { task, resolve, reject, timer: undefined, inPool: false }
       s.timer = setTimeout(() => this.#expire(s), waitMs)
-      if (this.batch > 1) {
-        this.#waiting.push(s)
-        this.#flushSoon()
-      } else if (this.#running < this.threads) this.#start([s])
+      if (this.#running < this.threads) this.#start(s)
       else this.#waiting.push(s)
     })
   }
@@ -203,45 +189,24 @@ export class Lane {
     }
   }
 
-  /** Hands the waiting tasks to the workers once this turn's I/O callbacks have submitted theirs. */
-  #flushSoon(): void {
-    if (this.#flushing) return
-    this.#flushing = true
-    setImmediate(() => {
-      this.#flushing = false
-      this.#next()
-    })
-  }
-
-  /** Hands `batch` (one task, or several in arrival order) to a worker as one message. */
-  #start(batch: Submitted[]): void {
-    this.#running += batch.length
-    let endBy = 0
-    for (const s of batch) {
-      s.inPool = true
-      endBy = Math.max(endBy, s.task.startBy + s.task.budgetMs)
-    }
-    // a worker takes each task by its startBy at the latest (or skips it), then runs it at most
-    // budgetMs; the tasks of a message run one after another, so the last ends by the latest of these
-    const limitMs = Math.max(0, endBy - Date.now()) + this.graceMs
-    const message = batch.length === 1 ? (batch[0] as Submitted).task : batch.map((s) => s.task)
+  /** Hands `s` to Piscina as one message. */
+  #start(s: Submitted): void {
+    this.#running++
+    s.inPool = true
+    // a worker takes the task by its startBy at the latest (or skips it), then runs it at most budgetMs
+    const limitMs = Math.max(0, s.task.startBy + s.task.budgetMs - Date.now()) + this.graceMs
     const deadline = new MessageDeadline(limitMs)
     this.pool
-      .run(message, { signal: deadline })
+      .run(s.task, { signal: deadline })
       .then(
-        (answer: TaskResult<unknown> | TaskResult<unknown>[]) => {
-          const results = Array.isArray(answer) ? answer : [answer]
-          for (const [i, s] of batch.entries()) this.#answer(s, results[i] as TaskResult<unknown>)
-        },
-        (err: unknown) => {
-          for (const s of batch) s.reject(this.#failure(s, err, batch.length))
-        },
+        (result: TaskResult<unknown>) => this.#answer(s, result),
+        (err: unknown) => s.reject(this.#failure(s, err)),
       )
       .finally(() => {
         deadline.clear()
-        for (const s of batch) clearTimeout(s.timer)
-        this.#running -= batch.length
-        this.#completed += batch.length
+        clearTimeout(s.timer)
+        this.#running--
+        this.#completed++
         this.#next()
       })
   }
@@ -255,21 +220,19 @@ export class Lane {
   }
 
   /**
-   * What a task of a message that failed answers: aborted past its time, dropped with a worker
+   * What a task whose message failed answers: aborted past its time, dropped with a worker
    * terminated for another message's abort (never started: refused busy), or its worker died.
    */
-  #failure(s: Submitted, err: unknown, size: number): Error {
+  #failure(s: Submitted, err: unknown): Error {
     if (this.#closing !== undefined) return this.#closing
-    const aborted = isAbort(err)
-    if (!aborted && !isTermination(err)) return new WorkerCrashedError(err)
-    if (aborted && size === 1) return new ExecutionError(timeoutMessage(s.task))
-    if (refuseStart(s.task.started)) return new QueueTimeoutError(this.what, this.queueTimeoutMs)
-    return finished(s.task.started) ? new WorkerCrashedError(err) : new ExecutionError(timeoutMessage(s.task))
+    if (isAbort(err)) return new ExecutionError(timeoutMessage(s.task))
+    if (!isTermination(err)) return new WorkerCrashedError(err)
+    return refuseStart(s.task.started)
+      ? new QueueTimeoutError(this.what, this.queueTimeoutMs)
+      : new WorkerCrashedError(err)
   }
 
   #next(): void {
-    while (this.#running < this.threads && this.#waiting.length > 0) {
-      this.#start(this.#waiting.splice(0, Math.min(this.batch, this.threads - this.#running)))
-    }
+    while (this.#running < this.threads && this.#waiting.length > 0) this.#start(this.#waiting.shift() as Submitted)
   }
 }

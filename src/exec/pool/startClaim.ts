@@ -48,3 +48,13 @@ export function markFinished(flag: Int32Array): void {
 export function finished(flag: Int32Array): boolean {
   return Atomics.load(flag, 0) === FINISHED
 }
+
+/** running: true while a worker runs the task (it claimed it and has not finished it). */
+export function running(flag: Int32Array): boolean {
+  return Atomics.load(flag, 0) === STARTED
+}
+
+/** resetStartFlag: a reused flag (a ring slot's, ring.ts) is unclaimed again for its next task. */
+export function resetStartFlag(flag: Int32Array): void {
+  Atomics.store(flag, 0, UNCLAIMED)
+}
