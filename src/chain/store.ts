@@ -39,6 +39,7 @@ import {
   storedReceiptAt,
 } from './receipt.js'
 import { editedStateRoot, markStateEdits, putEditedStateRoot, stateEditsEnabled } from './stateEdits.js'
+import { FifoMap } from '../util/fifoMap.js'
 
 /** Decoded blocks kept in memory (recent blocks are read far more often than old ones). */
 export const BLOCK_CACHE_ENTRIES = 4096
@@ -134,7 +135,7 @@ export class ChainStore {
   readonly #cache = new Map<string, ChainBlock>()
   #cacheBytes = 0
   /** Decoded receipts by block hash (hex) with their stored size; read-only for every caller. */
-  readonly #receipts = new Map<string, { receipts: StoredReceipt[]; bytes: number }>()
+  readonly #receipts = new FifoMap<string, { receipts: StoredReceipt[]; bytes: number }>()
   #receiptBytes = 0
   /** The chain may hold state edits (stateEdits.ts): every block handed out is checked for one. */
   #edits: boolean
@@ -297,10 +298,9 @@ export class ChainStore {
     this.#receipts.set(key, { receipts, bytes: bytes.length })
     this.#receiptBytes += bytes.length
     while (this.#receiptBytes > RECEIPT_CACHE_BYTES) {
-      const oldest = this.#receipts.keys().next().value
+      const oldest = this.#receipts.shift()
       if (oldest === undefined) break
-      this.#receiptBytes -= this.#receipts.get(oldest)?.bytes ?? 0
-      this.#receipts.delete(oldest)
+      this.#receiptBytes -= oldest[1].bytes
     }
     return receipts
   }

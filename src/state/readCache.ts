@@ -12,6 +12,7 @@
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { Database } from '../db/db.js'
+import { FifoMap } from '../util/fifoMap.js'
 
 /** Roots kept per database (the head, the block before it while readers move on, and a spare). */
 export const READ_CACHE_ROOTS = 3
@@ -26,7 +27,7 @@ export const CODE_CACHE_BYTES = 32 * 1024 * 1024
 
 /** A bounded map evicting its oldest insertions. */
 class BoundedMap<V> {
-  readonly #map = new Map<string, V>()
+  readonly #map = new FifoMap<string, V>()
   readonly #max: number
   constructor(max: number) {
     this.#max = max
@@ -35,10 +36,7 @@ class BoundedMap<V> {
     return this.#map.get(key)
   }
   set(key: string, value: V): void {
-    if (this.#map.size >= this.#max) {
-      const oldest = this.#map.keys().next().value
-      if (oldest !== undefined) this.#map.delete(oldest)
-    }
+    if (this.#map.size >= this.#max && !this.#map.has(key)) this.#map.shift()
     this.#map.set(key, value)
   }
   get size(): number {
@@ -91,7 +89,7 @@ export function readCacheFor(db: Database, root: Uint8Array): RootReadCache {
 
 /** Contract code by code hash (hex): immutable, shared by every root. */
 export class CodeCache {
-  readonly #map = new Map<string, Uint8Array>()
+  readonly #map = new FifoMap<string, Uint8Array>()
   #bytes = 0
   get(hash: string): Uint8Array | undefined {
     return this.#map.get(hash)
@@ -101,10 +99,9 @@ export class CodeCache {
     this.#map.set(hash, code)
     this.#bytes += code.length
     while (this.#bytes > CODE_CACHE_BYTES) {
-      const oldest = this.#map.keys().next().value
+      const oldest = this.#map.shift()
       if (oldest === undefined) break
-      this.#bytes -= this.#map.get(oldest)?.length ?? 0
-      this.#map.delete(oldest)
+      this.#bytes -= oldest[1].length
     }
   }
 }

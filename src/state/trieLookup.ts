@@ -16,6 +16,7 @@
  */
 import type { Database } from '../db/db.js'
 import { keccak256 } from '../util/keccak.js'
+import { FifoMap } from '../util/fifoMap.js'
 import { readSpan, span } from '../util/rlp.js'
 
 /**
@@ -40,17 +41,16 @@ export const EMPTY_TRIE_ROOT: Uint8Array = Buffer.from(
 )
 
 /** Stored nodes by hash (latin1 string of the 32 bytes), oldest insertions dropped first. */
-const nodes = new Map<string, Uint8Array>()
+const nodes = new FifoMap<string, Uint8Array>()
 let nodeBytes = 0
 
 function remember(key: string, node: Uint8Array): void {
   nodes.set(key, node)
   nodeBytes += node.length + NODE_OVERHEAD_BYTES
   while (nodeBytes > NODE_CACHE_BYTES) {
-    const oldest = nodes.keys().next().value
+    const oldest = nodes.shift()
     if (oldest === undefined) break
-    nodeBytes -= (nodes.get(oldest)?.length ?? 0) + NODE_OVERHEAD_BYTES
-    nodes.delete(oldest)
+    nodeBytes -= oldest[1].length + NODE_OVERHEAD_BYTES
   }
 }
 

@@ -1,10 +1,12 @@
+import { FifoMap } from './fifoMap.js'
+
 /**
  * A map bounded in entries and in total weight (the caller's unit), dropping its oldest
  * insertions first: the kept block logs of src/filters/keptLogs.ts and the formatted objects of
  * src/rpc/format/cache.ts.
  */
 export class SizedCache<V> {
-  readonly #map = new Map<string, { value: V; weight: number }>()
+  readonly #map = new FifoMap<string, { value: V; weight: number }>()
   readonly #maxEntries: number
   readonly #maxWeight: number
   #weight = 0
@@ -24,10 +26,9 @@ export class SizedCache<V> {
     this.#map.set(key, { value, weight })
     this.#weight += weight
     while (this.#map.size > this.#maxEntries || this.#weight > this.#maxWeight) {
-      const oldest = this.#map.keys().next().value
+      const oldest = this.#map.shift()
       if (oldest === undefined) break
-      this.#weight -= this.#map.get(oldest)?.weight ?? 0
-      this.#map.delete(oldest)
+      this.#weight -= oldest[1].weight
     }
     return value
   }

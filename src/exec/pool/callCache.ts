@@ -9,6 +9,7 @@
  * block hash then no longer names one state.
  */
 import type { CallRequest } from '../../evm/call.js'
+import { FifoMap } from '../../util/fifoMap.js'
 
 /** Results kept. */
 export const CALL_CACHE_ENTRIES = 50_000
@@ -33,7 +34,7 @@ export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint)
 }
 
 class CallCache {
-  readonly #map = new Map<string, CachedCall>()
+  readonly #map = new FifoMap<string, CachedCall>()
   #bytes = 0
   /** Forgets every result. */
   clear(): void {
@@ -48,10 +49,9 @@ class CallCache {
     this.#map.set(key, value)
     this.#bytes += value.data.length + key.length
     while (this.#map.size > CALL_CACHE_ENTRIES || this.#bytes > CALL_CACHE_BYTES) {
-      const oldest = this.#map.keys().next().value
+      const oldest = this.#map.shift()
       if (oldest === undefined) break
-      this.#bytes -= (this.#map.get(oldest)?.data.length ?? 0) + oldest.length
-      this.#map.delete(oldest)
+      this.#bytes -= oldest[1].data.length + oldest[0].length
     }
   }
 }

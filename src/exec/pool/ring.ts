@@ -6,6 +6,7 @@
  *   SUBMITTED  tasks the main thread has written (a sequence number; task n is in slot n % depth)
  *   ANSWERED   tasks the worker has answered, in the same order (it runs them one after another)
  *   READY      1 once the worker has loaded and serves
+ *   SLEEPING   1 while the worker sleeps in Atomics.wait: only then does the main thread notify
  *
  * The main thread writes a task into the next free slot, stores SUBMITTED and notifies it (the
  * worker sleeps in Atomics.wait on it when it has nothing to do); the worker writes the answer
@@ -37,6 +38,8 @@ export const SUBMITTED = 0
 export const ANSWERED = 1
 /** Index of the control word the worker sets to 1 once it serves. */
 export const READY = 2
+/** Index of the control word the worker sets to 1 while it sleeps in Atomics.wait (so it needs a notify). */
+export const SLEEPING = 3
 const CONTROL_WORDS = 8
 
 /** Bytes of a task's place in a slot: a call's calldata up to ~1.9 KiB crosses as bytes. */
@@ -45,6 +48,12 @@ export const RING_TASK_BYTES = 2048
 export const RING_ANSWER_BYTES = 2048
 
 const SLOT_BYTES = RING_TASK_BYTES + RING_ANSWER_BYTES
+
+/**
+ * How long a call worker that ran out of tasks keeps looking for the next before it sleeps, µs
+ * (ringWorker.ts).
+ */
+export const RING_SPIN_US = 50
 
 /** The slot's content is in it. */
 export const FORM_BYTES = 1

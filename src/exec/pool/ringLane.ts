@@ -30,6 +30,7 @@ import {
   readAnswer,
   RingLayout,
   type RingShared,
+  SLEEPING,
   SUBMITTED,
   writeTask,
 } from './ring.js'
@@ -242,7 +243,7 @@ export class RingLane {
     this.#running++
     w.written++
     Atomics.store(w.ring.control, SUBMITTED, w.written | 0)
-    Atomics.notify(w.ring.control, SUBMITTED)
+    if (Atomics.load(w.ring.control, SLEEPING) === 1) Atomics.notify(w.ring.control, SUBMITTED)
     this.#listen(w)
   }
 

@@ -12,6 +12,8 @@ import {
   readTask,
   RingLayout,
   type RingShared,
+  RING_SPIN_US,
+  SLEEPING,
   SUBMITTED,
   taskForm,
   writeAnswer,
@@ -22,6 +24,26 @@ import type { CallLaneTask, TaskResult } from './tasks.js'
 /** Runs a task; what it throws (a bug) is answered -32603 and the worker serves on. */
 export type RingHandler = (task: CallLaneTask) => Promise<TaskResult<unknown>>
 
+const spinMs = Number(process.env.IBEX_RING_SPIN_US ?? RING_SPIN_US) / 1000
+
+/**
+ * Waits for a task after `seen`: spins RING_SPIN_US first (the next call of a busy node comes
+ * within it, and a wake through Atomics.notify costs the main thread a futex syscall and this
+ * thread a reschedule), then sleeps. SLEEPING is set before the last look at SUBMITTED and the
+ * main thread reads it after storing SUBMITTED, so one of the two sees the other: no lost wake.
+ */
+function idle(control: Int32Array, seen: number): void {
+  if (spinMs > 0) {
+    const until = performance.now() + spinMs
+    do {
+      if (Atomics.load(control, SUBMITTED) !== seen) return
+    } while (performance.now() < until)
+  }
+  Atomics.store(control, SLEEPING, 1)
+  Atomics.wait(control, SUBMITTED, seen)
+  Atomics.store(control, SLEEPING, 0)
+}
+
 /** Serves the ring until the thread is terminated; resolves never. */
 export async function serveRing(shared: RingShared, handle: RingHandler): Promise<never> {
   const ring = new RingLayout(shared.sab, shared.depth)
@@ -29,9 +51,8 @@ export async function serveRing(shared: RingShared, handle: RingHandler): Promis
   Atomics.store(control, READY, 1)
   let seq = 0
   for (;;) {
-    const submitted = Atomics.load(control, SUBMITTED)
-    if (submitted === (seq | 0)) {
-      Atomics.wait(control, SUBMITTED, submitted)
+    if (Atomics.load(control, SUBMITTED) === (seq | 0)) {
+      idle(control, seq | 0)
       continue
     }
     const slot = seq % ring.depth

@@ -17,6 +17,7 @@
  */
 import { RocksLevel } from '@nxtedition/rocksdb'
 import { COLUMNS, type ColumnHandle, type ColumnName, type Database, type WriteBatch } from '../../db/db.js'
+import { FifoMap } from '../../util/fifoMap.js'
 
 /** Columns whose values are content-addressed, so caching them is always safe. */
 const CACHED_COLUMNS: ReadonlySet<ColumnName> = new Set(['trie', 'code'])
@@ -31,7 +32,7 @@ export class ReadOnlyDatabaseError extends Error {
 /** A byte-bounded cache of immutable values, evicting the oldest insertions first. */
 export class NodeCache {
   readonly maxBytes: number
-  readonly #map = new Map<string, Uint8Array>()
+  readonly #map = new FifoMap<string, Uint8Array>()
   #bytes = 0
   hits = 0
   misses = 0
@@ -52,10 +53,9 @@ export class NodeCache {
     this.#map.set(key, value)
     this.#bytes += value.length + key.length
     while (this.#bytes > this.maxBytes) {
-      const oldest = this.#map.keys().next().value
+      const oldest = this.#map.shift()
       if (oldest === undefined) break
-      this.#bytes -= (this.#map.get(oldest)?.length ?? 0) + oldest.length
-      this.#map.delete(oldest)
+      this.#bytes -= oldest[1].length + oldest[0].length
     }
   }
 
