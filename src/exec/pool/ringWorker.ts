@@ -24,7 +24,7 @@ import type { CallLaneTask, TaskResult } from './tasks.js'
 /** Runs a task; what it throws (a bug) is answered -32603 and the worker serves on. */
 export type RingHandler = (task: CallLaneTask) => Promise<TaskResult<unknown>>
 
-const spinMs = Number(process.env.IBEX_RING_SPIN_US ?? RING_SPIN_US) / 1000
+const spinMs = RING_SPIN_US / 1000
 
 /**
  * Waits for a task after `seen`: spins RING_SPIN_US first (the next call of a busy node comes
