@@ -23,7 +23,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 // op = data[0]: 0 echo the data, 1 sleep data[1]*10 ms then echo, 2 spin for ever, 3 exit (a crash),
 // 4 revert with the data, 5 answer 4 KiB (too long for the ring), 6 answer the gas (a number);
-// every task it runs (its start claimed) adds 1 to workerData.ran[0]
+// every task it runs (its start claimed) adds 1 to workerData.ran[0]; with workerData.failLoad it
+// throws before it serves (a worker that cannot load)
 const WORKER = join(dir, 'worker.mjs')
 writeFileSync(
   WORKER,
@@ -31,6 +32,7 @@ writeFileSync(
 import { serveRing } from ${JSON.stringify(pathToFileURL(join(dist, 'ringWorker.js')).href)}
 import { claimStart } from ${JSON.stringify(pathToFileURL(join(dist, 'startClaim.js')).href)}
 const ran = new Int32Array(workerData.ran)
+if (workerData.failLoad) throw new Error('this worker cannot load')
 serveRing(workerData.ring, async (task) => {
   if (!claimStart(task.started, task.startBy)) return { ok: false, failure: { kind: 'notStarted' } }
   Atomics.add(ran, 0, 1)
@@ -50,10 +52,16 @@ serveRing(workerData.ring, async (task) => {
 
 const LONG_QUEUE_MS = 10_000
 
-function lane(overrides: Partial<RingLaneOptions> = {}): { lane: RingLane; ran: Int32Array } {
+function lane(
+  overrides: Partial<RingLaneOptions> = {},
+  failLoad = false,
+): { lane: RingLane; ran: Int32Array; spawned: () => number } {
   const ran = new Int32Array(new SharedArrayBuffer(4))
-  const spawn = (ring: RingShared) =>
-    new Worker(WORKER, { workerData: { ring, ran: ran.buffer }, transferList: [ring.port] })
+  let spawned = 0
+  const spawn = (ring: RingShared) => {
+    spawned++
+    return new Worker(WORKER, { workerData: { ring, ran: ran.buffer, failLoad }, transferList: [ring.port] })
+  }
   const l = new RingLane({
     spawn,
     what: 'eth_call',
@@ -65,7 +73,7 @@ function lane(overrides: Partial<RingLaneOptions> = {}): { lane: RingLane; ran: 
     bootAllowanceMs: 0,
     ...overrides,
   })
-  return { lane: l, ran }
+  return { lane: l, ran, spawned: () => spawned }
 }
 
 function task(data: number[], budgetMs = 5000, request: CallTask['request'] = {}): CallTask {
@@ -171,6 +179,19 @@ describe('RingLane', () => {
       expect(before).toEqual({ status: 'fulfilled', value: value([0, 1]) })
       expect(crash.status === 'rejected' && crash.reason).toBeInstanceOf(WorkerCrashedError)
       expect(await l.submit(task([0, 2]))).toEqual(value([0, 2]))
+    } finally {
+      await l.destroy()
+    }
+  })
+
+  it('a worker that dies before it loads is replaced after RESPAWN_DELAY_MS, not at once; its task is refused busy', async () => {
+    const { lane: l, ran, spawned } = lane({ queueTimeoutMs: 300 }, true)
+    try {
+      await expect(l.submit(task([0, 1]))).rejects.toBeInstanceOf(QueueTimeoutError)
+      // a respawn on every exit would have started dozens by now
+      expect(spawned()).toBeLessThanOrEqual(2)
+      expect(Atomics.load(ran, 0)).toBe(0)
+      expect(l.loaded).toBe(false)
     } finally {
       await l.destroy()
     }
