@@ -31,9 +31,6 @@
  * isolation, no deadline that stops pure compute) is for tests and kernel benchmarks only; the
  * node always runs at least one call worker.
  */
-import { existsSync } from 'node:fs'
-import { dirname, join, resolve, sep } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Common } from '@ethereumjs/common'
 import { Piscina } from 'piscina'
@@ -49,6 +46,7 @@ import { CALL_PIPELINE_DEPTH } from './constants.js'
 import { NodeShuttingDownError, PoolBusyError, QueueTimeoutError, TraceLimitError } from './errors.js'
 import { type ActivityReplay, BUSY } from '../../block/explorerBackfill.js'
 import { Lane } from './lane.js'
+import { workerEntry } from './workerFiles.js'
 import { RingLane } from './ringLane.js'
 import { pipelineBalancer } from './balancer.js'
 import type { TxActivity } from '../../chain/explorerIndex.js'
@@ -70,6 +68,7 @@ import {
 } from './tasks.js'
 
 export { CALL_PIPELINE_DEPTH, TRACE_THREAD_NICE } from './constants.js'
+export { workerEntry, workerFile } from './workerFiles.js'
 export {
   type ExecPoolError,
   NodeShuttingDownError,
@@ -174,26 +173,6 @@ export interface ExecPoolOptions {
    * formatSimulatedBlocks); the call workers apply that one themselves (workers/execute.ts).
    */
   presentSimulated?: SimulatedPresenter
-}
-
-/** Resolves a compiled worker file (dist/workers/<name>.<ext>), from src/ or dist/src/. */
-export function workerFile(name: string, ext = 'js'): string {
-  const here = fileURLToPath(import.meta.url)
-  const marker = `${sep}dist${sep}src${sep}`
-  const root = here.includes(marker)
-    ? here.slice(0, here.lastIndexOf(marker))
-    : resolve(dirname(here), '..', '..', '..')
-  const file = join(root, 'dist', 'workers', `${name}.${ext}`)
-  if (!existsSync(file)) throw new Error(`worker entry point ${file} missing: run \`npm run build\``)
-  return file
-}
-
-/**
- * Piscina options that start a worker on workers/entry.cts, which imports the task module `name`
- * (dist/workers/<name>.js) asynchronously: `filename`, and `ibexEntry` to put in the workerData.
- */
-export function workerEntry(name: string): { filename: string; ibexEntry: string } {
-  return { filename: workerFile('entry', 'cjs'), ibexEntry: pathToFileURL(workerFile(name)).href }
 }
 
 /** startBy of a task before a lane queues it (in process it never waits). */
