@@ -1,16 +1,16 @@
 /**
  * Who decides a queued task's fate: the worker that takes it, or the lane's queue timer. A task
- * handed to a worker may still wait in that worker's inbox (CALL_PIPELINE_DEPTH) behind slow
- * calls, where the main thread cannot see whether it has started. Each task submitted through a
- * lane carries a 4-byte shared flag; both sides claim it with one compare-and-swap, and the first
- * claim wins:
+ * handed to a worker may still wait in that worker's ring (CALL_PIPELINE_DEPTH slots, ring.ts) or
+ * inbox behind slow calls, where the main thread cannot see whether it has started. Each task
+ * submitted through a lane carries a 4-byte shared flag (a ring slot's, or one of its own); both
+ * sides claim it with one compare-and-swap, and the first claim wins:
  *
  *   UNCLAIMED ──worker takes it, before task.startBy──▶ STARTED   (it runs, with its whole budget)
  *       └──────lane timer at startBy, or worker after it─▶ REFUSED (answered busy, never runs)
  *
  * So a request is either run with its full time limit or refused as busy (-32005), never charged
  * for the time it spent waiting behind others. A worker marks a task it ran FINISHED (markFinished):
- * when a message of several tasks is aborted, the lane tells the one that was running from those
+ * when a worker dies with several tasks in hand, the lane tells the one that was running from those
  * already done.
  */
 
