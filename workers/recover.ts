@@ -4,7 +4,7 @@
  * address, or null when the signature does not recover (the main thread then leaves the
  * transaction to its own check, which words the error).
  */
-import { keccak256 } from 'ethereum-cryptography/keccak.js'
+import { keccak256 } from '../src/util/keccak.js'
 import type { RecoverBatch, RecoverReply } from '../src/txpool/recovery.js'
 import { nativeEcrecover } from '../src/util/crypto.js'
 

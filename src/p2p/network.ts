@@ -6,7 +6,7 @@
  * what net_peerCount, net_listening and eth_syncing read.
  */
 import { bytesToHex } from '@ethereumjs/util'
-import { keccak256 } from 'ethereum-cryptography/keccak.js'
+import { keccak256 } from '../util/keccak.js'
 
 import type { ChainBlock, ChainStore } from '../chain/store.js'
 import type { P2pConfig } from '../config/types.js'

@@ -1,11 +1,14 @@
 /**
- * keccak256 (the pre-standard SHA-3 Ethereum uses), in plain TypeScript, ~3× faster than the
- * noble implementation for the short inputs Ethereum hashes most (addresses, topics, trie nodes,
- * transactions): no object per call, one reused state, and the permutation unrolled over local
- * variables (generated code: 25 lanes as low/high 32-bit words, rounds of theta, rho+pi, chi,
- * iota as in FIPS 202 §3.2). Checked against @noble/hashes on every input length up to 1,100
- * bytes (keccak.test.ts).
+ * keccak256 (the pre-standard SHA-3 Ethereum uses). The permutation runs as WebAssembly
+ * (keccakWasm.ts: 64-bit lanes, native rotates), ~3× the speed of the TypeScript one below on the
+ * short inputs Ethereum hashes most (addresses, slots, topics, trie nodes, transactions); the
+ * TypeScript one serves where Node has no WebAssembly (--jitless). It is itself ~3× faster than
+ * the noble implementation: no object per call, one reused state, and the permutation unrolled
+ * over local variables (generated code: 25 lanes as low/high 32-bit words, rounds of theta,
+ * rho+pi, chi, iota as in FIPS 202 §3.2). Both are checked against @noble/hashes on every input
+ * length up to 1,100 bytes and on inputs past one absorb call (keccak.test.ts).
  */
+import { INPUT_BLOCKS, INPUT_OFFSET, loadKeccakWasm, RATE_BYTES as WASM_RATE_BYTES } from './keccakWasm.js'
 
 /** Bytes absorbed per permutation for a 256-bit output (1600 - 2·256 bits). */
 const RATE_BYTES = 136
@@ -363,8 +366,8 @@ const stateBytes = new Uint8Array(state.buffer)
 /** The word-wise absorb reads lanes in the platform's byte order: little-endian only. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
-/** keccak256 of `data`: a new 32-byte array. */
-export function keccak256(data: Uint8Array): Uint8Array {
+/** keccak256 of `data` on the TypeScript permutation: a new 32-byte array. */
+export function keccak256Js(data: Uint8Array): Uint8Array {
   if (!LITTLE_ENDIAN) throw new Error('keccak256: big-endian platforms are not supported')
   state.fill(0)
   const n = data.length
@@ -389,3 +392,40 @@ export function keccak256(data: Uint8Array): Uint8Array {
   permute(state)
   return stateBytes.slice(0, 32)
 }
+
+/** The round constants as 64-bit lanes. */
+const ROUND_CONSTANTS: bigint[] = Array.from(
+  { length: RC.length / 2 },
+  (_, i) => (BigInt((RC[2 * i + 1] as number) >>> 0) << 32n) | BigInt((RC[2 * i] as number) >>> 0),
+)
+const wasm = loadKeccakWasm(ROUND_CONSTANTS)
+const wasmMemory = wasm?.memory ?? new Uint8Array(0)
+const absorb = wasm?.absorb ?? (() => undefined)
+
+/** keccak256 of `data` on the WebAssembly permutation: a new 32-byte array. */
+export function keccak256Wasm(data: Uint8Array): Uint8Array {
+  const m = wasmMemory
+  m.fill(0, 0, 200)
+  const n = data.length
+  let off = 0
+  while (n - off >= WASM_RATE_BYTES) {
+    const blocks = Math.min(Math.floor((n - off) / WASM_RATE_BYTES), INPUT_BLOCKS)
+    const len = blocks * WASM_RATE_BYTES
+    m.set(data.subarray(off, off + len), INPUT_OFFSET)
+    absorb(INPUT_OFFSET, blocks)
+    off += len
+  }
+  const rem = n - off
+  m.set(off === 0 ? data : data.subarray(off), INPUT_OFFSET)
+  m.fill(0, INPUT_OFFSET + rem, INPUT_OFFSET + WASM_RATE_BYTES)
+  m[INPUT_OFFSET + rem] = 0x01
+  m[INPUT_OFFSET + WASM_RATE_BYTES - 1] = (m[INPUT_OFFSET + WASM_RATE_BYTES - 1] as number) ^ 0x80
+  absorb(INPUT_OFFSET, 1)
+  return m.slice(0, 32)
+}
+
+/** True when keccak256 runs on WebAssembly. */
+export const KECCAK_WASM: boolean = wasm !== undefined
+
+/** keccak256 of `data`: a new 32-byte array. */
+export const keccak256: (data: Uint8Array) => Uint8Array = wasm === undefined ? keccak256Js : keccak256Wasm

@@ -25,7 +25,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
-import { keccak256 } from 'ethereum-cryptography/keccak.js'
+import { keccak256 } from '../../util/keccak.js'
 
 import { IbftMessageError } from './errors.js'
 import { ibftBlockHash } from '../../chain/ibft/hash.js'
