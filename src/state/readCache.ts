@@ -36,8 +36,7 @@ class BoundedMap<V> {
     return this.#map.get(key)
   }
   set(key: string, value: V): void {
-    if (this.#map.size >= this.#max && !this.#map.has(key)) this.#map.shift()
-    this.#map.set(key, value)
+    if (this.#map.set(key, value) && this.#map.size > this.#max) this.#map.shift()
   }
   get size(): number {
     return this.#map.size
@@ -64,8 +63,26 @@ export class RootReadCache {
 
 const byDb = new WeakMap<Database, RootReadCache[]>()
 
+/** The cache readCacheFor answered last, by database: nearly every read asks for the head's root again. */
+const lastByDb = new WeakMap<Database, RootReadCache>()
+
+function sameRoot(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false
+  return true
+}
+
 /** The read cache of `root` in `db` (most recently used first; the oldest root is dropped). */
 export function readCacheFor(db: Database, root: Uint8Array): RootReadCache {
+  const last = lastByDb.get(db)
+  if (last !== undefined && sameRoot(last.rootBytes, root)) return last
+  const found = findReadCache(db, root)
+  lastByDb.set(db, found)
+  return found
+}
+
+function findReadCache(db: Database, root: Uint8Array): RootReadCache {
   const key = Buffer.from(root.buffer, root.byteOffset, root.byteLength).toString('hex')
   let list = byDb.get(db)
   if (list === undefined) {

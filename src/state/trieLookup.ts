@@ -45,7 +45,8 @@ const nodes = new FifoMap<string, Uint8Array>()
 let nodeBytes = 0
 
 function remember(key: string, node: Uint8Array): void {
-  nodes.set(key, node)
+  // a node is keyed by its hash: one already held is the same node, already counted
+  if (!nodes.set(key, node)) return
   nodeBytes += node.length + NODE_OVERHEAD_BYTES
   while (nodeBytes > NODE_CACHE_BYTES) {
     const oldest = nodes.shift()

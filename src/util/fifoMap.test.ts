@@ -22,9 +22,10 @@ describe('FifoMap', () => {
 
   it('a known key keeps its place when its value changes; clear empties it', () => {
     const m = new FifoMap<number, string>()
-    m.set(1, 'a')
-    m.set(2, 'b')
-    m.set(1, 'c')
+    expect(m.set(1, 'a')).toBe(true)
+    expect(m.set(2, 'b')).toBe(true)
+    expect(m.set(1, 'c')).toBe(false)
+    expect(m.size).toBe(2)
     expect(m.has(1)).toBe(true)
     expect(m.shift()).toEqual([1, 'c'])
     expect(m.shift()).toEqual([2, 'b'])

@@ -25,14 +25,17 @@ export class FifoMap<K, V> {
     return this.#map.has(key)
   }
 
-  /** Sets `key`'s value: a new key goes last; a known one keeps its place. */
-  set(key: K, value: V): void {
-    if (!this.#map.has(key)) {
-      const n = this.#map.size
-      if (n === this.#ring.length) this.#grow()
-      this.#ring[(this.#head + n) % this.#ring.length] = key
-    }
+  /**
+   * Sets `key`'s value: a new key goes last; a known one keeps its place. True when the key was
+   * new. One hash lookup: a new key shows as a grown size.
+   */
+  set(key: K, value: V): boolean {
+    const n = this.#map.size
     this.#map.set(key, value)
+    if (this.#map.size === n) return false
+    if (n === this.#ring.length) this.#grow()
+    this.#ring[(this.#head + n) % this.#ring.length] = key
+    return true
   }
 
   /** Removes and returns the oldest entry; undefined when empty. */

@@ -24,13 +24,27 @@ function hex(b: Uint8Array | undefined): string {
   return b === undefined ? '' : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')
 }
 
+/** The block hash of the last key (a copy) and its hex: calls come at the head's hash, many in a row. */
+let lastHash: Uint8Array = new Uint8Array(0)
+let lastHashHex = ''
+
+function hashHex(blockHash: Uint8Array): string {
+  let same = blockHash.length === lastHash.length
+  for (let i = blockHash.length - 1; same && i >= 0; i--) same = blockHash[i] === lastHash[i]
+  if (!same) {
+    lastHash = Uint8Array.from(blockHash)
+    lastHashHex = hex(blockHash)
+  }
+  return lastHashHex
+}
+
 /** The cache key of a call, or undefined when it is not worth caching. */
 export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): string | undefined {
   if ((req.data?.length ?? 0) > CALL_CACHE_MAX_INPUT_BYTES) return undefined
   // blob and set-code messages are rare in eth_call traffic: not worth a key
   if (req.blobVersionedHashes !== undefined || req.authorizationList !== undefined) return undefined
   const list = req.accessList === undefined ? '' : JSON.stringify(req.accessList)
-  return `${hex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${req.chainId ?? ''}|${req.maxFeePerBlobGas ?? ''}|${list}|${hex(req.data)}`
+  return `${hashHex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${req.chainId ?? ''}|${req.maxFeePerBlobGas ?? ''}|${list}|${hex(req.data)}`
 }
 
 class CallCache {
@@ -45,8 +59,9 @@ class CallCache {
     return this.#map.get(key)
   }
   set(key: string, value: CachedCall): void {
-    if (this.#map.has(key)) return
-    this.#map.set(key, value)
+    // a key answered twice (two identical calls in flight) keeps its place and its byte count: the
+    // answer is a pure function of the key, so the second one is the same
+    if (!this.#map.set(key, value)) return
     this.#bytes += value.data.length + key.length
     while (this.#map.size > CALL_CACHE_ENTRIES || this.#bytes > CALL_CACHE_BYTES) {
       const oldest = this.#map.shift()

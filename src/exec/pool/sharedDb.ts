@@ -49,8 +49,8 @@ export class NodeCache {
   }
 
   set(key: string, value: Uint8Array): void {
-    if (this.maxBytes <= 0 || this.#map.has(key)) return
-    this.#map.set(key, value)
+    // a key is content-addressed: a second set of it carries the same value
+    if (this.maxBytes <= 0 || !this.#map.set(key, value)) return
     this.#bytes += value.length + key.length
     while (this.#bytes > this.maxBytes) {
       const oldest = this.#map.shift()
