@@ -76,6 +76,30 @@ function setup(maxBatchItems = 10) {
 const req = (method: string, params?: unknown, id: unknown = 1): string =>
   JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })
 
+describe('RpcDispatcher: answer text', () => {
+  it('writes plain hex answers exactly as JSON.stringify does, for every id', async () => {
+    const values = ['0x', '0x0', '0xdeadBEEF', `0x${'ab'.repeat(600)}`, '0xg', 'x0', '0x<', 'plain']
+    const ids: unknown[] = [0, 1, -7, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1.5, 1e21, 'a"b<', '', null]
+    for (const value of values) {
+      const ns: Namespace<Ctx> = { name: 'eth', methods: { eth_value: { params: [], handler: () => value } } }
+      const d = new RpcDispatcher<Ctx>({
+        namespaces: [ns],
+        enabledApis: ['eth'],
+        ctx: { calls: [] },
+        maxBatchItems: 10,
+      })
+      for (const id of ids) {
+        const expected = JSON.stringify({ jsonrpc: '2.0', id, result: value }).replace(
+          /[<>&]/g,
+          (c) => `\\u00${c.charCodeAt(0).toString(16)}`,
+        )
+        expect(await d.handleBody(req('eth_value', [], id)), `${value} ${id}`).toBe(expected)
+        expect(await d.handleBody(`[${req('eth_value', [], id)}]`)).toBe(`[${expected}]`)
+      }
+    }
+  })
+})
+
 describe('RpcDispatcher: single calls', () => {
   it('builds its method map from enabled namespaces only', () => {
     const { d } = setup()

@@ -90,6 +90,8 @@ const RESPONSE_TOO_LARGE: JsonRpcErrorObject = toJsonRpcError(new ResponseTooLar
 
 /** JSON whitespace only (or nothing): geth reads no message and writes no answer. */
 const BLANK_RE = /^[ \t\n\r]*$/
+/** A result string that JSON writes as is: 0x and hex digits. */
+const PLAIN_HEX_RE = /^0x[0-9a-fA-F]*$/
 /** Characters Go's JSON encoder escapes and JSON.stringify does not. */
 const GO_ESCAPED_RE = /[<>&\u2028\u2029]/
 const GO_ESCAPED_GLOBAL_RE = /[<>&\u2028\u2029]/g
@@ -309,7 +311,8 @@ export class RpcDispatcher<Ctx> {
     }
     let def = this.methods.get(method)
     if (def === undefined && method.endsWith('_unsubscribe')) {
-      if (session?.unsubscribe !== undefined) return session.unsubscribe(decodeParams(UNSUBSCRIBE.params, params)[0] as string)
+      if (session?.unsubscribe !== undefined)
+        return session.unsubscribe(decodeParams(UNSUBSCRIBE.params, params)[0] as string)
       def = UNSUBSCRIBE as MethodDef<Ctx>
     }
     if (def === undefined) throw new MethodNotFoundError(method)
@@ -351,9 +354,21 @@ export class RpcDispatcher<Ctx> {
   }
 
   private serialize(answer: JsonRpcResponse): string {
-    if (answer.result instanceof RawJson) {
+    const { id, result } = answer
+    // the commonest answer — a quantity or data for an integer id — written without JSON.stringify
+    // and the escape scan: nothing in it needs escaping (the same text, ~1 µs less a request)
+    if (
+      answer.error === undefined &&
+      typeof result === 'string' &&
+      typeof id === 'number' &&
+      Number.isSafeInteger(id) &&
+      PLAIN_HEX_RE.test(result)
+    ) {
+      return `{"jsonrpc":"2.0","id":${id},"result":"${result}"}`
+    }
+    if (result instanceof RawJson) {
       // a result serialized by its producer (a trace): splice it in, escaping only the envelope
-      return this.splice(answer.id, answer.result.text)
+      return this.splice(answer.id, result.text)
     }
     // finalized chain data formatted once (src/rpc/format/cache.ts): its JSON text is kept too
     const kept = answer.error === undefined ? keptJson(answer.result) : undefined
