@@ -25,12 +25,31 @@ describe('callKey', () => {
 })
 
 describe('callResults', () => {
-  it('serves a key set twice (two identical calls answered) as one entry', () => {
+  it('keeps a result the second time its key is answered, then serves it', () => {
+    callResults.clear()
     const key = callKey(hash(4), req(7), 1n) as string
     callResults.set(key, { reverted: false, data: Uint8Array.of(1) })
+    expect(callResults.get(key)).toBeUndefined()
+    callResults.set(key, { reverted: false, data: Uint8Array.of(1) })
+    expect(callResults.get(key)).toEqual({ reverted: false, data: Uint8Array.of(1) })
+    // a third answer (two identical calls were in flight) keeps the one entry
     callResults.set(key, { reverted: false, data: Uint8Array.of(1) })
     expect(callResults.get(key)).toEqual({ reverted: false, data: Uint8Array.of(1) })
     callResults.clear()
     expect(callResults.get(key)).toBeUndefined()
+    // clear forgets the keys seen too
+    callResults.set(key, { reverted: false, data: Uint8Array.of(1) })
+    expect(callResults.get(key)).toBeUndefined()
+  })
+
+  it('keeps nothing of calls that do not come back', () => {
+    callResults.clear()
+    const keys = Array.from({ length: 5000 }, (_, i) => callKey(hash(5), req(i & 0xff), BigInt(i)) as string)
+    for (const k of keys) callResults.set(k, { reverted: false, data: Uint8Array.of(2) })
+    expect(keys.filter((k) => callResults.get(k) !== undefined).length).toBe(0)
+    for (const k of keys) callResults.set(k, { reverted: false, data: Uint8Array.of(2) })
+    // seen twice: nearly all kept (of two keys sharing a slot, only the later one is remembered: ~4% here)
+    expect(keys.filter((k) => callResults.get(k) !== undefined).length).toBeGreaterThan(4700)
+    callResults.clear()
   })
 })
