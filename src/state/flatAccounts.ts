@@ -27,7 +27,7 @@
  */
 import type { Database, WriteBatch } from '../db/db.js'
 import type { Logger } from '../log.js'
-import { hexOf } from '../util/bytes.js'
+import { hexOf, sameBytes } from '../util/bytes.js'
 import { keccak256 } from '../util/keccak.js'
 import { EMPTY_TRIE_ROOT, MISSING_NODE, NOT_CACHED, trieReadCached, trieReadPath } from './trieLookup.js'
 import { TrieWalker } from './trieWalk.js'
@@ -49,17 +49,13 @@ export interface AccountTransition {
   writes: [Uint8Array, Uint8Array | null][]
 }
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
-}
-
 /**
  * The account with trie path `path` at `root` from the flat table: its RLP, null when the
  * account does not exist, undefined when the table does not hold `root` (then walk the trie).
  */
 export function flatAccount(db: Database, root: Uint8Array, path: Uint8Array): Uint8Array | null | undefined {
   const [marker, row] = db.getManySync('flat', [FLAT_ROOT_KEY, path])
-  if (marker === undefined || !same(marker, root)) return undefined
+  if (marker === undefined || !sameBytes(marker, root)) return undefined
   return row ?? null
 }
 
@@ -87,10 +83,10 @@ export function readAccount(
 function chains(transitions: readonly AccountTransition[], from: Uint8Array, to: Uint8Array): boolean {
   let at = from
   for (const t of transitions) {
-    if (!same(t.from, at)) return false
+    if (!sameBytes(t.from, at)) return false
     at = t.to
   }
-  return same(at, to)
+  return sameBytes(at, to)
 }
 
 function putWrites(batch: WriteBatch, transitions: readonly AccountTransition[], touched?: Set<string>): void {
@@ -171,7 +167,7 @@ export class FlatAccounts {
   onCommit(batch: WriteBatch, root: Uint8Array, transitions: readonly AccountTransition[]): void {
     const building = this.#building
     if (building !== undefined) {
-      if (same(building.last, root) && transitions.length === 0) return
+      if (sameBytes(building.last, root) && transitions.length === 0) return
       if (chains(transitions, building.last, root)) {
         putWrites(batch, transitions, building.touched)
         building.last = root
@@ -180,7 +176,7 @@ export class FlatAccounts {
     }
     const held = this.#root
     if (held === undefined) return
-    if (transitions.length === 0 && same(held, root)) return
+    if (transitions.length === 0 && sameBytes(held, root)) return
     if (chains(transitions, held, root)) {
       putWrites(batch, transitions)
       batch.put('flat', FLAT_ROOT_KEY, root)

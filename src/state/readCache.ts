@@ -12,6 +12,7 @@
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { Database } from '../db/db.js'
+import { sameBytes } from '../util/bytes.js'
 import { FifoMap } from '../util/fifoMap.js'
 
 /** Roots kept per database (the head, the block before it while readers move on, and a spare). */
@@ -66,17 +67,10 @@ const byDb = new WeakMap<Database, RootReadCache[]>()
 /** The cache readCacheFor answered last, by database: nearly every read asks for the head's root again. */
 const lastByDb = new WeakMap<Database, RootReadCache>()
 
-function sameRoot(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false
-  return true
-}
-
 /** The read cache of `root` in `db` (most recently used first; the oldest root is dropped). */
 export function readCacheFor(db: Database, root: Uint8Array): RootReadCache {
   const last = lastByDb.get(db)
-  if (last !== undefined && sameRoot(last.rootBytes, root)) return last
+  if (last !== undefined && sameBytes(last.rootBytes, root)) return last
   const found = findReadCache(db, root)
   lastByDb.set(db, found)
   return found

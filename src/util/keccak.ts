@@ -8,10 +8,8 @@
  * rho+pi, chi, iota as in FIPS 202 §3.2). Both are checked against @noble/hashes on every input
  * length up to 1,100 bytes and on inputs past one absorb call (keccak.test.ts).
  */
-import { INPUT_BLOCKS, INPUT_OFFSET, loadKeccakWasm, RATE_BYTES as WASM_RATE_BYTES } from './keccakWasm.js'
+import { INPUT_BLOCKS, INPUT_OFFSET, loadKeccakWasm, RATE_BYTES } from './keccakWasm.js'
 
-/** Bytes absorbed per permutation for a 256-bit output (1600 - 2·256 bits). */
-const RATE_BYTES = 136
 const RATE_WORDS = RATE_BYTES / 4
 
 const RC = new Int32Array([
@@ -408,18 +406,18 @@ export function keccak256Wasm(data: Uint8Array): Uint8Array {
   m.fill(0, 0, 200)
   const n = data.length
   let off = 0
-  while (n - off >= WASM_RATE_BYTES) {
-    const blocks = Math.min(Math.floor((n - off) / WASM_RATE_BYTES), INPUT_BLOCKS)
-    const len = blocks * WASM_RATE_BYTES
+  while (n - off >= RATE_BYTES) {
+    const blocks = Math.min(Math.floor((n - off) / RATE_BYTES), INPUT_BLOCKS)
+    const len = blocks * RATE_BYTES
     m.set(data.subarray(off, off + len), INPUT_OFFSET)
     absorb(INPUT_OFFSET, blocks)
     off += len
   }
   const rem = n - off
   m.set(off === 0 ? data : data.subarray(off), INPUT_OFFSET)
-  m.fill(0, INPUT_OFFSET + rem, INPUT_OFFSET + WASM_RATE_BYTES)
+  m.fill(0, INPUT_OFFSET + rem, INPUT_OFFSET + RATE_BYTES)
   m[INPUT_OFFSET + rem] = 0x01
-  m[INPUT_OFFSET + WASM_RATE_BYTES - 1] = (m[INPUT_OFFSET + WASM_RATE_BYTES - 1] as number) ^ 0x80
+  m[INPUT_OFFSET + RATE_BYTES - 1] = (m[INPUT_OFFSET + RATE_BYTES - 1] as number) ^ 0x80
   absorb(INPUT_OFFSET, 1)
   return m.slice(0, 32)
 }

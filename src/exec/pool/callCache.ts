@@ -9,6 +9,7 @@
  * block hash then no longer names one state.
  */
 import type { CallRequest } from '../../evm/call.js'
+import { sameBytes } from '../../util/bytes.js'
 import { FifoMap } from '../../util/fifoMap.js'
 
 /** Results kept. */
@@ -34,9 +35,7 @@ let lastHash: Uint8Array = new Uint8Array(0)
 let lastHashHex = ''
 
 function hashHex(blockHash: Uint8Array): string {
-  let same = blockHash.length === lastHash.length
-  for (let i = blockHash.length - 1; same && i >= 0; i--) same = blockHash[i] === lastHash[i]
-  if (!same) {
+  if (!sameBytes(blockHash, lastHash)) {
     lastHash = Uint8Array.from(blockHash)
     lastHashHex = hex(blockHash)
   }

@@ -6,6 +6,7 @@
  * methods' state and block override parameters.
  */
 import type { BlockOverrides, StateOverrides } from '../../exec/pool/index.js'
+import { sameBytes } from '../../util/bytes.js'
 import { ServerError } from '../errors.js'
 import type { ParamDecoder } from '../types.js'
 import { goDecoder, optional } from './decoder.js'
@@ -103,12 +104,6 @@ function u64(v: unknown): bigint {
 
 function bytes(v: unknown): Uint8Array {
   return unmarshalHex(v, 'hexutil.Bytes', bytesText)
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** Decodes a TransactionArgs value; throws GoDecodeError (hard errors at once, the first soft one at the end). */
