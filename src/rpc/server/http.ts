@@ -102,6 +102,8 @@ export interface RpcHttpServerOptions<Ctx> {
   metrics?: HttpObserver
   /** Plain JSON-RPC POSTs take the fast path (wire.ts); false = node:http parses every request. Default true. */
   fastPath?: boolean
+  /** Fast-path connections read without the stream layer where Node allows (wireRead.ts); false = 'data' events. Default true. */
+  directReads?: boolean
   /** GET/HEAD pages besides the probes (the built-in explorer); absent = none. */
   site?: StaticSite
 }
@@ -203,6 +205,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
             headerTimeoutMs: Math.min(options.headerTimeoutMs ?? HTTP_READ_TIMEOUT_MS, readTimeout),
             readTimeoutMs: readTimeout,
             idleTimeoutMs: options.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS,
+            directReads: options.directReads,
           })
     // last: it must run before the fast path's (or node:http's) connection listener
     this.connectionCap = ConnectionCap.install(this.server, options.maxConnectionsPerIp ?? 0, this.proxies)
@@ -350,8 +353,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
         const probe = probeOf(req.url)
         if (probe === undefined) {
           if (this.site === undefined || !this.site.serve(req, res)) sendText(res, 404, '404 page not found')
-        }
-        else this.onHealth(res, probe === 'ready' ? this.ready : this.health)
+        } else this.onHealth(res, probe === 'ready' ? this.ready : this.health)
         return
       }
       case 'OPTIONS':
@@ -410,7 +412,8 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
         return
       }
       const session = { client }
-      const out = parsed === undefined ? this.dispatcher.answerBody(body, session) : this.dispatcher.answerParsed(parsed, session)
+      const out =
+        parsed === undefined ? this.dispatcher.answerBody(body, session) : this.dispatcher.answerParsed(parsed, session)
       reply.json(200, out instanceof Promise ? await out : out, headers)
     } catch {
       reply.internalError()

@@ -25,6 +25,7 @@ import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Answer } from './dispatch.js'
 import { parseHead, type WireRequest } from './wireHead.js'
+import { readDirect } from './wireRead.js'
 
 export type { WireRequest } from './wireHead.js'
 
@@ -68,6 +69,8 @@ export interface WireOptions {
   headerTimeoutMs: number
   readTimeoutMs: number
   idleTimeoutMs: number
+  /** Connections read without the stream layer where Node allows (wireRead.ts); false = 'data' events. Default true. */
+  directReads?: boolean
 }
 
 /**
@@ -163,7 +166,8 @@ export class WireFront {
     const conn = new WireConnection(this, socket)
     this.connections.add(conn)
     ;(socket as WireSocket)[kConn] = conn
-    socket.on('data', onWireData)
+    if (this.options.directReads === false || !readDirect(socket, (bytes) => conn.read(bytes)))
+      socket.on('data', onWireData)
     socket.on('end', onWireEnd)
     socket.on('close', onWireClose)
     socket.on('error', onWireError)
@@ -240,6 +244,8 @@ export class WireConnection implements Reply {
   /** The peer sent FIN. */
   private ended = false
   private gone = false
+  /** node:http owns the connection now. */
+  private handedOver = false
   /** Inside pump(): an answer written synchronously lets the loop go on rather than recursing. */
   private pumping = false
   /** The client is not reading its answers (the socket's write buffer is full): no new request is taken until it drains. */
@@ -281,6 +287,17 @@ export class WireConnection implements Reply {
       return
     }
     this.pump()
+  }
+
+  /**
+   * A read's bytes, when the connection reads without the stream layer (wireRead.ts): taken here
+   * while on the fast path, pushed into the socket's stream for node:http (or a WebSocket) after
+   * the hand-over, as a plain read would. False stops reading until the socket is resumed.
+   */
+  read(bytes: Buffer): boolean {
+    if (this.handedOver) return this.socket.push(bytes)
+    this.receive(bytes)
+    return true
   }
 
   /** Takes complete requests off the buffer while nothing is being answered. */
@@ -357,6 +374,7 @@ export class WireConnection implements Reply {
     this.buffered = undefined
     this.head = undefined
     this.gone = true
+    this.handedOver = true
     this.front.handOver(this, unread)
   }
 
