@@ -104,6 +104,8 @@ export interface RpcHttpServerOptions<Ctx> {
   fastPath?: boolean
   /** Fast-path connections read without the stream layer where Node allows (wireRead.ts); false = 'data' events. Default true. */
   directReads?: boolean
+  /** Fast-path answers ready in one pass of the event loop are written together (wire.ts); false = each at once. Default true. */
+  batchWrites?: boolean
   /** GET/HEAD pages besides the probes (the built-in explorer); absent = none. */
   site?: StaticSite
 }
@@ -206,6 +208,7 @@ export class RpcHttpServer<Ctx> implements WireHandler, ClientBudgets {
             readTimeoutMs: readTimeout,
             idleTimeoutMs: options.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS,
             directReads: options.directReads,
+            batchWrites: options.batchWrites,
           })
     // last: it must run before the fast path's (or node:http's) connection listener
     this.connectionCap = ConnectionCap.install(this.server, options.maxConnectionsPerIp ?? 0, this.proxies)

@@ -81,6 +81,20 @@ export function parseHead(text: string, peer: string): WireRequest | undefined {
   return { host, contentType, contentLength, origin, forwardedFor, close, peer }
 }
 
+const CR = 0x0d
+const LF = 0x0a
+
+/**
+ * True when `buf` holds an LF not after a CR, or a CR followed by something other than LF: a head
+ * that will never end in CRLFCRLF (node:http refuses it with 400 as soon as it sees it).
+ */
+export function hasLoneLineEnd(buf: Buffer): boolean {
+  for (let i = buf.indexOf(LF); i >= 0; i = buf.indexOf(LF, i + 1)) if (i === 0 || buf[i - 1] !== CR) return true
+  for (let i = buf.indexOf(CR); i >= 0; i = buf.indexOf(CR, i + 1))
+    if (i + 1 < buf.length && buf[i + 1] !== LF) return true
+  return false
+}
+
 /** True when `s` holds a character below 0x20 other than tab, or DEL. */
 function hasControl(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
