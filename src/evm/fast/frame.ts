@@ -4,7 +4,7 @@
  * the same Frame object, reset on entry, so a view call allocates no frame, stack or memory.
  */
 import type { CodeAnalysis } from './analysis.js'
-import type { Account } from './world.js'
+import { type Account, bytesToWord } from './world.js'
 
 /** EVM stack depth. */
 export const STACK_LIMIT = 1024
@@ -195,5 +195,5 @@ export function writeWord(f: Frame, offset: number, x: bigint): void {
 
 /** A 32-byte array as a word. */
 export function bytes32ToWord(b: Uint8Array): bigint {
-  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset, 32).toString('hex')}`)
+  return b.length === 32 ? bytesToWord(b) : bytesToWord(b.subarray(0, 32))
 }
