@@ -233,7 +233,7 @@ export class ChainStore {
   }
 
   getBlockByHash(hash: Uint8Array): ChainBlock | undefined {
-    const key = Buffer.from(hash).toString('hex')
+    const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
     const cached = this.#cache.get(key)
     if (cached !== undefined && (!this.#edits || this.#editCurrent(cached))) return cached
     const headerBytes = this.db.getSync('headers', hash)

@@ -42,53 +42,84 @@ function hashHex(blockHash: Uint8Array): string {
   return lastHashHex
 }
 
+/** False for a call not worth a cache entry: large calldata, blob and set-code messages (rare in eth_call traffic). */
+function worthCaching(req: CallRequest): boolean {
+  return (
+    (req.data?.length ?? 0) <= CALL_CACHE_MAX_INPUT_BYTES &&
+    req.blobVersionedHashes === undefined &&
+    req.authorizationList === undefined
+  )
+}
+
 /** The cache key of a call, or undefined when it is not worth caching. */
 export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): string | undefined {
-  if ((req.data?.length ?? 0) > CALL_CACHE_MAX_INPUT_BYTES) return undefined
-  // blob and set-code messages are rare in eth_call traffic: not worth a key
-  if (req.blobVersionedHashes !== undefined || req.authorizationList !== undefined) return undefined
+  if (!worthCaching(req)) return undefined
   const list = req.accessList === undefined ? '' : JSON.stringify(req.accessList)
   return `${hashHex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${req.chainId ?? ''}|${req.maxFeePerBlobGas ?? ''}|${list}|${hex(req.data)}`
 }
 
-/** FNV-1a of the key's UTF-16 units: the doorkeeper's fingerprint (a collision only admits a key early). */
-function fingerprint(key: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h | 0
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+
+function fnvBytes(h: number, b: Uint8Array | undefined): number {
+  if (b === undefined) return Math.imul(h ^ 0x100, FNV_PRIME)
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ (b[i] as number), FNV_PRIME)
+  // the length ends the field, so bytes moved from one field to the next change the fingerprint
+  return Math.imul(h ^ (b.length | 0x200), FNV_PRIME)
 }
 
 /**
- * Results by key, oldest dropped first, behind a doorkeeper: a call's result is kept the second
- * time its key is answered, not the first. Distinct calls that never come back (a scan of
- * balances) then leave nothing behind: kept, each pushed an older entry out and left it to the
- * old generation's collector — distinct eth_calls ran ~20% slower once the cache was full
- * (2026-11-28, scratch harness: 16.4k → 12.8k req/s over four rounds, flat at 16–17.7k without).
- * A repeated call is executed twice before it is served from memory.
+ * The doorkeeper's fingerprint of a call: FNV-1a of its block hash, sender, recipient and calldata
+ * bytes and the low bits of the gas cap, read straight from the bytes (no key string), or undefined
+ * when the call is not worth caching. The message's number fields are left out: two calls that
+ * differ only there share a fingerprint, which only builds their key early (callKey tells them apart).
+ */
+export function callFingerprint(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): number | undefined {
+  if (!worthCaching(req)) return undefined
+  let h = fnvBytes(FNV_OFFSET, blockHash)
+  h = fnvBytes(h, req.from)
+  h = fnvBytes(h, req.to)
+  h = fnvBytes(h, req.data)
+  h = Math.imul(h ^ Number(gasCap & 0xffffffffn), FNV_PRIME)
+  // FNV's low bits (the slot) depend only on the inputs' low bits: mix the high ones down (murmur3's finish)
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return (h ^ (h >>> 16)) | 0
+}
+
+/**
+ * Results by key, oldest dropped first, behind a doorkeeper of fingerprints (callFingerprint): the
+ * scheduler (ExecPool.call) builds a call's key and looks it up only when its fingerprint was seen
+ * (`seen`), and marks it seen (`see`) when a call it did not key is answered, so a result is kept
+ * the second time its call is answered, not the first. Distinct calls that never come back (a scan
+ * of balances) then leave nothing behind and cost no key: kept, each pushed an older entry out
+ * and left it to the old generation's collector — distinct eth_calls ran ~20% slower once the
+ * cache was full (2026-11-28, scratch harness: 16.4k → 12.8k req/s over four rounds, flat at
+ * 16–17.7k without) — and the key string (~200 characters, flattened and hashed) cost the main
+ * thread ~2 µs a call. A repeated call is executed twice before it is served from memory.
  */
 class CallCache {
   readonly #map = new FifoMap<string, CachedCall>()
   readonly #seen = new Int32Array(CALL_CACHE_DOORKEEPER_SLOTS)
   #bytes = 0
-  /** Forgets every result (and every key seen). */
+  /** Forgets every result (and every fingerprint seen). */
   clear(): void {
     this.#map.clear()
     this.#seen.fill(0)
     this.#bytes = 0
   }
-  /** True when `key` was seen before (its fingerprint holds its slot); marks it seen either way. */
-  #admit(key: string): boolean {
-    const h = fingerprint(key)
-    const slot = h & (CALL_CACHE_DOORKEEPER_SLOTS - 1)
-    if (this.#seen[slot] === h) return true
-    this.#seen[slot] = h
-    return false
+  /** True when the fingerprint holds its slot: a call with it was answered before (or one sharing its slot since). */
+  seen(fingerprint: number): boolean {
+    return this.#seen[fingerprint & (CALL_CACHE_DOORKEEPER_SLOTS - 1)] === fingerprint
+  }
+  /** Marks the fingerprint seen (it takes its slot from whichever held it). */
+  see(fingerprint: number): void {
+    this.#seen[fingerprint & (CALL_CACHE_DOORKEEPER_SLOTS - 1)] = fingerprint
   }
   get(key: string): CachedCall | undefined {
     return this.#map.get(key)
   }
   set(key: string, value: CachedCall): void {
-    if (!this.#admit(key)) return
     // a key answered twice (two identical calls in flight) keeps its place and its byte count: the
     // answer is a pure function of the key, so the second one is the same
     if (!this.#map.set(key, value)) return

@@ -37,7 +37,7 @@ import { Piscina } from 'piscina'
 import type { GenesisJson } from '../../chain/common.js'
 import type { Database } from '../../db/db.js'
 import type { ChainStore } from '../../chain/store.js'
-import { callKey, callResults } from './callCache.js'
+import { callFingerprint, callKey, callResults } from './callCache.js'
 import type { AccessListResult } from '../../evm/accessList.js'
 import { ExecutionError, ExecutionRevertedError } from '../../evm/errors.js'
 import { reviveError } from '../../util/errors.js'
@@ -305,8 +305,13 @@ export class ExecPool {
    */
   async call(unscheduled: CallJob): Promise<unknown> {
     const { limits } = unscheduled
-    const key =
+    // the key is built only for a call seen before (callCache.ts): a one-off call costs a fingerprint
+    const fingerprint =
       unscheduled.kind === 'call' && unscheduled.overrides === undefined
+        ? callFingerprint(unscheduled.blockHash, unscheduled.request, limits.gasCap)
+        : undefined
+    const key =
+      fingerprint !== undefined && callResults.seen(fingerprint)
         ? callKey(unscheduled.blockHash, unscheduled.request, limits.gasCap)
         : undefined
     if (key !== undefined) {
@@ -329,13 +334,17 @@ export class ExecPool {
       startBy: UNQUEUED,
       started: undefined,
     }
-    if (key === undefined) return this.#run('calls', task)
+    if (fingerprint === undefined) return this.#run('calls', task)
     try {
       const data = (await this.#run('calls', task)) as Uint8Array
-      callResults.set(key, { reverted: false, data })
+      if (key === undefined) callResults.see(fingerprint)
+      else callResults.set(key, { reverted: false, data })
       return data
     } catch (err) {
-      if (err instanceof ExecutionRevertedError) callResults.set(key, { reverted: true, data: err.data })
+      if (err instanceof ExecutionRevertedError) {
+        if (key === undefined) callResults.see(fingerprint)
+        else callResults.set(key, { reverted: true, data: err.data })
+      }
       throw err
     }
   }
