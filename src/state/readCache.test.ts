@@ -52,3 +52,28 @@ describe('readCacheFor', () => {
     expect(readCacheFor(db, root(7))).toBe(seven)
   })
 })
+
+describe('the slots cache', () => {
+  it('keeps a slot the second time it is set (at this root or another), accounts at once', () => {
+    const db = fakeDb()
+    const at1 = readCacheFor(db, root(51))
+    const v = Uint8Array.of(7)
+    at1.slots.set('aa‖01', v)
+    expect(at1.slots.get('aa‖01')).toBeUndefined()
+    at1.slots.set('aa‖01', v)
+    expect(at1.slots.get('aa‖01')).toBe(v)
+    // seen at root 51: kept at once at root 52 (hot slots stay hot from block to block)
+    const at2 = readCacheFor(db, root(52))
+    at2.slots.set('aa‖01', v)
+    expect(at2.slots.get('aa‖01')).toBe(v)
+    // accounts have no doorkeeper: a distinct address read twice must not walk the trie twice
+    at2.accounts.set('bb', null)
+    expect(at2.accounts.get('bb')).toBeNull()
+  })
+
+  it('keeps none of many slots each set once', () => {
+    const c = readCacheFor(fakeDb(), root(53))
+    for (let i = 0; i < 10_000; i++) c.slots.set(`cc‖${i}`, Uint8Array.of(1))
+    expect(c.slots.size).toBe(0)
+  })
+})

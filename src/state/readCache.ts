@@ -13,6 +13,7 @@
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { Database } from '../db/db.js'
 import { sameBytes } from '../util/bytes.js'
+import { Doorkeeper } from '../util/doorkeeper.js'
 import { FifoMap } from '../util/fifoMap.js'
 
 /** Roots kept per database (the head, the block before it while readers move on, and a spare). */
@@ -26,17 +27,35 @@ export const READ_CACHE_STORAGE_TRIES = 1_024
 /** Contract code remembered (by code hash, all roots), bytes. */
 export const CODE_CACHE_BYTES = 32 * 1024 * 1024
 
-/** A bounded map evicting its oldest insertions. */
+/**
+ * Slots of the storage-slot doorkeeper (a power of two), one per thread and shared by every root:
+ * a slot's value is kept at a root only when the slot was read before — at this root or an earlier
+ * one — while its fingerprint still holds its place, among roughly the last this many distinct slots.
+ */
+export const READ_CACHE_SLOT_DOORKEEPER = 1 << 17
+
+/**
+ * The slots' doorkeeper: a slot read once (a scan of distinct balanceOf calls reads a new mapping
+ * slot each) is not kept, so it evicts nothing. Kept, each such value pushed an older one out of
+ * READ_CACHE_SLOTS, left for the old generation's collector; a slot read again is kept on its second
+ * read (one more trie walk, through cached nodes).
+ */
+const slotDoorkeeper = new Doorkeeper(READ_CACHE_SLOT_DOORKEEPER)
+
+/** A bounded map evicting its oldest insertions; behind a doorkeeper, it keeps a key the second time it is set. */
 class BoundedMap<V> {
   readonly #map = new FifoMap<string, V>()
   readonly #max: number
-  constructor(max: number) {
+  readonly #door: Doorkeeper | undefined
+  constructor(max: number, door?: Doorkeeper) {
     this.#max = max
+    this.#door = door
   }
   get(key: string): V | undefined {
     return this.#map.get(key)
   }
   set(key: string, value: V): void {
+    if (this.#door !== undefined && !this.#door.admit(key)) return
     if (this.#map.set(key, value) && this.#map.size > this.#max) this.#map.shift()
   }
   get size(): number {
@@ -51,7 +70,7 @@ export class RootReadCache {
   readonly rootBytes: Uint8Array
   readonly accounts = new BoundedMap<Uint8Array | null>(READ_CACHE_ACCOUNTS)
   /** Key: address hex ‖ slot hex; value: the slot's value as getStorage returns it. */
-  readonly slots = new BoundedMap<Uint8Array>(READ_CACHE_SLOTS)
+  readonly slots = new BoundedMap<Uint8Array>(READ_CACHE_SLOTS, slotDoorkeeper)
   /** The root's shared reader trie (read-only: readers swap in their own before changing it). */
   trie: MerklePatriciaTrie | undefined
   /** Shared reader tries of accounts' storage at this root, by storage root (hex): read-only too. */

@@ -10,6 +10,7 @@
  */
 import type { CallRequest } from '../../evm/call.js'
 import { sameBytes } from '../../util/bytes.js'
+import { Doorkeeper, fnvBytes, fnvEnd, fnvNumber, fnvStart } from '../../util/doorkeeper.js'
 import { FifoMap } from '../../util/fifoMap.js'
 
 /** Results kept. */
@@ -58,16 +59,6 @@ export function callKey(blockHash: Uint8Array, req: CallRequest, gasCap: bigint)
   return `${hashHex(blockHash)}|${gasCap}|${hex(req.from)}|${hex(req.to)}|${req.gas ?? ''}|${req.gasPrice ?? ''}|${req.maxFeePerGas ?? ''}|${req.maxPriorityFeePerGas ?? ''}|${req.value ?? ''}|${req.nonce ?? ''}|${req.chainId ?? ''}|${req.maxFeePerBlobGas ?? ''}|${list}|${hex(req.data)}`
 }
 
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 0x01000193
-
-function fnvBytes(h: number, b: Uint8Array | undefined): number {
-  if (b === undefined) return Math.imul(h ^ 0x100, FNV_PRIME)
-  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ (b[i] as number), FNV_PRIME)
-  // the length ends the field, so bytes moved from one field to the next change the fingerprint
-  return Math.imul(h ^ (b.length | 0x200), FNV_PRIME)
-}
-
 /**
  * The doorkeeper's fingerprint of a call: FNV-1a of its block hash, sender, recipient and calldata
  * bytes and the low bits of the gas cap, read straight from the bytes (no key string), or undefined
@@ -76,15 +67,11 @@ function fnvBytes(h: number, b: Uint8Array | undefined): number {
  */
 export function callFingerprint(blockHash: Uint8Array, req: CallRequest, gasCap: bigint): number | undefined {
   if (!worthCaching(req)) return undefined
-  let h = fnvBytes(FNV_OFFSET, blockHash)
+  let h = fnvBytes(fnvStart(), blockHash)
   h = fnvBytes(h, req.from)
   h = fnvBytes(h, req.to)
   h = fnvBytes(h, req.data)
-  h = Math.imul(h ^ Number(gasCap & 0xffffffffn), FNV_PRIME)
-  // FNV's low bits (the slot) depend only on the inputs' low bits: mix the high ones down (murmur3's finish)
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return (h ^ (h >>> 16)) | 0
+  return fnvEnd(fnvNumber(h, Number(gasCap & 0xffffffffn)))
 }
 
 /**
@@ -100,21 +87,21 @@ export function callFingerprint(blockHash: Uint8Array, req: CallRequest, gasCap:
  */
 class CallCache {
   readonly #map = new FifoMap<string, CachedCall>()
-  readonly #seen = new Int32Array(CALL_CACHE_DOORKEEPER_SLOTS)
+  readonly #door = new Doorkeeper(CALL_CACHE_DOORKEEPER_SLOTS)
   #bytes = 0
   /** Forgets every result (and every fingerprint seen). */
   clear(): void {
     this.#map.clear()
-    this.#seen.fill(0)
+    this.#door.clear()
     this.#bytes = 0
   }
-  /** True when the fingerprint holds its slot: a call with it was answered before (or one sharing its slot since). */
+  /** True when a call with this fingerprint was answered before (or one sharing its slot since). */
   seen(fingerprint: number): boolean {
-    return this.#seen[fingerprint & (CALL_CACHE_DOORKEEPER_SLOTS - 1)] === fingerprint
+    return this.#door.seen(fingerprint)
   }
-  /** Marks the fingerprint seen (it takes its slot from whichever held it). */
+  /** Marks the fingerprint seen. */
   see(fingerprint: number): void {
-    this.#seen[fingerprint & (CALL_CACHE_DOORKEEPER_SLOTS - 1)] = fingerprint
+    this.#door.see(fingerprint)
   }
   get(key: string): CachedCall | undefined {
     return this.#map.get(key)
