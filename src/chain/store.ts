@@ -236,11 +236,11 @@ export class ChainStore {
     const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
     const cached = this.#cache.get(key)
     if (cached !== undefined && (!this.#edits || this.#editCurrent(cached))) return cached
-    const headerBytes = this.db.getSync('headers', hash)
+    // the header and its total difficulty in one read of their column (each native read costs ~5 µs besides its lookup)
+    const [headerBytes, tdBytes] = this.db.getManySync('headers', [hash, tdKey(hash)])
     if (headerBytes === undefined) return undefined
     const bodyBytes = this.db.getSync('bodies', hash)
     if (bodyBytes === undefined) return undefined
-    const tdBytes = this.db.getSync('headers', tdKey(hash))
     const block = this.#decode(hash, headerBytes, bodyBytes, tdBytes ? bytesToBigInt(tdBytes) : 0n)
     if (cached !== undefined) this.#forget(key)
     this.#remember(key, block)

@@ -70,6 +70,11 @@ export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObj
   return blockCache.set(key, keep(buildBlock(block, opts)), block.size)
 }
 
+/** The object of stored block `hash` when it was formatted before with this detail (see keptReceipt), else undefined. */
+export function keptBlock(hash: Uint8Array, fullTransactions: boolean): RpcObject | undefined {
+  return blockCache.get(keyOf(hash, fullTransactions ? 'full' : 'hashes'))
+}
+
 function buildBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {
   const out = formatHeader(block)
   out.size = toQuantity(block.size)

@@ -86,7 +86,9 @@ describe('filter changes and notifications', () => {
     const { events, mine } = await setup()
     const writer = new NotificationWriter()
     const sent: string[] = []
-    const subs = new SubscriptionHub(events).connection((id: string, item: SubscriptionItem) => sent.push(writer.text(id, item)))
+    const subs = new SubscriptionHub(events).connection((id: string, item: SubscriptionItem) =>
+      sent.push(writer.text(id, item)),
+    )
     const heads = subs.add('newHeads')
     const logs = subs.add('logs', { query: criteria({ topics: [[topic(9)]] }) })
     const pending = subs.add('newPendingTransactions')

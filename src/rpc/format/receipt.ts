@@ -47,6 +47,16 @@ export function formatReceipt(
 }
 
 /**
+ * The receipt object of transaction `txIndex` of block `blockHash` when it was formatted before,
+ * else undefined: a lookup by transaction hash answers a kept receipt from its location alone,
+ * without reading or decoding the block (on a big chain most blocks are not among the decoded
+ * ones the chain store keeps, and a wallet or explorer asks for the same receipt again).
+ */
+export function keptReceipt(blockHash: Uint8Array, txIndex: number): RpcObject | undefined {
+  return receiptCache.get(keyOf(blockHash, txIndex))
+}
+
+/**
  * The receipt object of transaction `txIndex`, from that one receipt (`read`: the chain store's
  * getReceipt, called only when the object is not kept already); null when it is not stored.
  */

@@ -46,6 +46,11 @@ export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObje
   return minedCache.set(key, keep(buildTransaction(tx, ctx)))
 }
 
+/** The object of mined transaction `index` of block `blockHash` when it was formatted before (see keptReceipt), else undefined. */
+export function keptTransaction(blockHash: Uint8Array, index: number): RpcObject | undefined {
+  return minedCache.get(keyOf(blockHash, index))
+}
+
 function buildTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
   const mined = ctx.blockHash !== undefined
   const out: RpcObject = {

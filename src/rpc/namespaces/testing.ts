@@ -139,6 +139,7 @@ export function chainOf(blocks: ChainBlock[]): Partial<Backend> {
   return {
     head: () => blocks[blocks.length - 1] as ChainBlock,
     blockByNumber: (n) => blocks[Number(n)],
+    canonicalHash: (n) => blocks[Number(n)]?.hash,
     blockByHash: (hash) => byHash.get(Buffer.from(hash).toString('hex')),
     isCanonical: () => true,
     receipts: (hash) => receipts.get(Buffer.from(hash).toString('hex')),

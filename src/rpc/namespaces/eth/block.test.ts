@@ -134,3 +134,77 @@ describe('transactions by hash', () => {
     })
   })
 })
+
+describe('answers formatted before', () => {
+  /** A chain of its own (nonces and base fee from `nonce`: its own block hashes), so that no other test has formatted its objects yet. */
+  function ownChain(nonce: bigint) {
+    const txs = [transfer(nonce, 50n * GWEI, GWEI), transfer(nonce + 1n, 50n * GWEI, 2n * GWEI)]
+    const blocks = [testBlock(0n, [], nonce * GWEI), testBlock(1n, txs, nonce * GWEI)]
+    return { txs, blocks, own: blocks[1] as NonNullable<(typeof blocks)[1]> }
+  }
+
+  /** A backend over `chain` and how many times a block was read through it. */
+  function counting({ txs, blocks, own }: ReturnType<typeof ownChain>): { b: Backend; reads: () => number } {
+    const chain = chainOf(blocks)
+    let reads = 0
+    const locations = new Map(
+      txs.map((tx, index) => [toData(tx.hash()), { blockHash: own.hash, blockNumber: 1n, index }]),
+    )
+    const b = fakeBackend({
+      ...chain,
+      blockByHash: (hash) => {
+        reads++
+        return chain.blockByHash?.(hash)
+      },
+      blockByNumber: (n) => {
+        reads++
+        return chain.blockByNumber?.(n)
+      },
+      txLocation: (hash) => locations.get(toData(hash)),
+      poolTransaction: () => undefined,
+    })
+    return { b, reads: () => reads }
+  }
+
+  it('a receipt, a transaction and a block are answered again without reading the block', async () => {
+    const chain = ownChain(7n)
+    const { b, reads } = counting(chain)
+    const hash = toData(chain.txs[1]?.hash() as Uint8Array)
+    const calls: [string, unknown[]][] = [
+      ['eth_getTransactionReceipt', [hash]],
+      ['eth_getTransactionByHash', [hash]],
+      ['eth_getBlockByNumber', ['0x1', false]],
+      ['eth_getBlockByHash', [toData(chain.own.hash), true]],
+    ]
+    for (const [name, params] of calls) {
+      const before = reads()
+      const first = await callMethod(ethNamespace, b, name, params)
+      expect(reads(), name).toBeGreaterThan(before)
+      const readsAfterFirst = reads()
+      const again = await callMethod(ethNamespace, b, name, params)
+      expect(reads(), `${name} read its block again`).toBe(readsAfterFirst)
+      expect(again, name).toEqual(first)
+    }
+    expect((await callMethod(ethNamespace, b, 'eth_getTransactionReceipt', [hash])).result).toMatchObject({
+      blockHash: toData(chain.own.hash),
+      transactionIndex: '0x1',
+      transactionHash: hash,
+    })
+  })
+
+  it('a kept block is not the answer for the other detail, another number or a number past the head', async () => {
+    const chain = ownChain(11n)
+    const { b, reads } = counting(chain)
+    await callMethod(ethNamespace, b, 'eth_getBlockByNumber', ['0x1', false])
+    const before = reads()
+    const full = await callMethod(ethNamespace, b, 'eth_getBlockByNumber', ['0x1', true])
+    expect(reads()).toBeGreaterThan(before)
+    expect((full.result as { transactions: unknown[] }).transactions[0]).toMatchObject({
+      hash: toData(chain.txs[0]?.hash() as Uint8Array),
+    })
+    expect((await callMethod(ethNamespace, b, 'eth_getBlockByNumber', ['0x0', false])).result).toMatchObject({
+      number: '0x0',
+    })
+    expect(await callMethod(ethNamespace, b, 'eth_getBlockByNumber', ['0x5', false])).toEqual({ result: null })
+  })
+})

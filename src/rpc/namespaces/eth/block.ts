@@ -5,7 +5,7 @@
  */
 import type { ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock, sendersOf } from '../../backend.js'
-import { formatBlock } from '../../format/block.js'
+import { formatBlock, keptBlock } from '../../format/block.js'
 import { formatBlockReceipts } from '../../format/receipt.js'
 import { toQuantity } from '../../../util/hex.js'
 import { BlockNumber, BlockTag, Bool, Hash } from '../../params/index.js'
@@ -20,8 +20,17 @@ function blockResult(b: Backend, block: ChainBlock | undefined, full: boolean) {
 }
 
 export const blockMethods: MethodTable<Backend> = {
-  eth_getBlockByNumber: method([BlockNumber, Bool], (b, [ref, full]) => blockResult(b, resolveBlock(b, ref), full)),
-  eth_getBlockByHash: method([Hash, Bool], (b, [hash, full]) => blockResult(b, b.blockByHash(hash), full)),
+  eth_getBlockByNumber: method([BlockNumber, Bool], (b, [ref, full]) => {
+    if (ref.kind !== 'number') return blockResult(b, resolveBlock(b, ref), full)
+    // a block formatted before answers from the number index alone, without being read again
+    const hash = b.canonicalHash(ref.number)
+    if (hash === undefined) return null
+    return keptBlock(hash, full) ?? blockResult(b, b.blockByHash(hash), full)
+  }),
+  eth_getBlockByHash: method(
+    [Hash, Bool],
+    (b, [hash, full]) => keptBlock(hash, full) ?? blockResult(b, b.blockByHash(hash), full),
+  ),
   eth_getBlockTransactionCountByNumber: method([BlockNumber], (b, [ref]) => {
     const block = resolveBlock(b, ref)
     return block === undefined ? null : toQuantity(block.transactionBytes.length)

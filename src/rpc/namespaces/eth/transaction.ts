@@ -4,8 +4,8 @@
  */
 import { blockTransaction, type ChainBlock } from '../../../chain/store.js'
 import { type Backend, resolveBlock } from '../../backend.js'
-import { formatOneReceipt } from '../../format/receipt.js'
-import { formatTransaction } from '../../format/transaction.js'
+import { formatOneReceipt, keptReceipt } from '../../format/receipt.js'
+import { formatTransaction, keptTransaction } from '../../format/transaction.js'
 import { toData } from '../../../util/hex.js'
 import { BlockNumber, Hash, Uint } from '../../params/index.js'
 import { method, type MethodTable } from '../../types.js'
@@ -52,7 +52,9 @@ export const transactionMethods: MethodTable<Backend> = {
   ),
   eth_getTransactionByHash: method([Hash], (b, [hash]) => {
     const loc = b.txLocation(hash)
-    if (loc !== undefined) return txInBlock(b, b.blockByHash(loc.blockHash), loc.index)
+    // a kept object answers from the location alone: no block read, no transaction decoded
+    if (loc !== undefined)
+      return keptTransaction(loc.blockHash, loc.index) ?? txInBlock(b, b.blockByHash(loc.blockHash), loc.index)
     const pending = b.poolTransaction(hash)
     return pending === undefined ? null : formatTransaction(pending.tx, { from: pending.sender })
   }),
@@ -65,6 +67,8 @@ export const transactionMethods: MethodTable<Backend> = {
   eth_getTransactionReceipt: method([Hash], (b, [hash]) => {
     const loc = b.txLocation(hash)
     if (loc === undefined) return null
+    const kept = keptReceipt(loc.blockHash, loc.index)
+    if (kept !== undefined) return kept
     const block = b.blockByHash(loc.blockHash)
     const tx = block && blockTransaction(block, loc.index)
     if (block === undefined || tx === undefined) return null
