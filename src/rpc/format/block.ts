@@ -9,7 +9,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { ChainBlock } from '../../chain/store.js'
 import { keccak256 } from '../../util/crypto.js'
 import { toData, toQuantity } from '../../util/hex.js'
-import { BLOCK_CACHE_RLP_BYTES, FormatCache, keep, keyOf } from './cache.js'
+import { BLOCK_CACHE_RLP_BYTES, FormatCache, keep, keyOf, keyOfOnce } from './cache.js'
 import { formatTransaction } from './transaction.js'
 
 const blockCache = new FormatCache<RpcObject>(Number.POSITIVE_INFINITY, BLOCK_CACHE_RLP_BYTES)
@@ -72,7 +72,7 @@ export function formatBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObj
 
 /** The object of stored block `hash` when it was formatted before with this detail (see keptReceipt), else undefined. */
 export function keptBlock(hash: Uint8Array, fullTransactions: boolean): RpcObject | undefined {
-  return blockCache.get(keyOf(hash, fullTransactions ? 'full' : 'hashes'))
+  return blockCache.get(keyOfOnce(hash, fullTransactions ? 'full' : 'hashes'))
 }
 
 function buildBlock(block: ChainBlock, opts: FormatBlockOptions): RpcObject {

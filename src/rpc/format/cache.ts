@@ -34,10 +34,22 @@ const hexes = new WeakMap<Uint8Array, string>()
 export function keyOf(hash: Uint8Array, suffix: string | number): string {
   let hex = hexes.get(hash)
   if (hex === undefined) {
-    hex = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
+    hex = hexOf(hash)
     hexes.set(hash, hex)
   }
   return `${hex}:${suffix}`
+}
+
+/**
+ * keyOf for a hash array seen once (a location just read, a request's parameter): its hex is not
+ * remembered, so a lookup that misses leaves no WeakMap entry for the collector to sweep.
+ */
+export function keyOfOnce(hash: Uint8Array, suffix: string | number): string {
+  return `${hexOf(hash)}:${suffix}`
+}
+
+function hexOf(hash: Uint8Array): string {
+  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
 }
 
 const immutable = new WeakSet<object>()

@@ -9,7 +9,7 @@ import type { ReceiptInBlock, StoredReceipt } from '../../chain/receipt.js'
 import type { ChainBlock } from '../../chain/store.js'
 import { toData, toQuantity } from '../../util/hex.js'
 import type { RpcObject } from './block.js'
-import { FormatCache, keep, keyOf } from './cache.js'
+import { FormatCache, keep, keyOf, keyOfOnce } from './cache.js'
 import { formatReceiptLogs } from './log.js'
 
 const receiptCache = new FormatCache<RpcObject>()
@@ -53,7 +53,7 @@ export function formatReceipt(
  * ones the chain store keeps, and a wallet or explorer asks for the same receipt again).
  */
 export function keptReceipt(blockHash: Uint8Array, txIndex: number): RpcObject | undefined {
-  return receiptCache.get(keyOf(blockHash, txIndex))
+  return receiptCache.get(keyOfOnce(blockHash, txIndex))
 }
 
 /**

@@ -8,7 +8,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt } from '@ethereumjs/util'
 import { toData, toQuantity } from '../../util/hex.js'
 import type { RpcObject } from './block.js'
-import { FormatCache, keep, keyOf } from './cache.js'
+import { FormatCache, keep, keyOf, keyOfOnce } from './cache.js'
 
 const minedCache = new FormatCache<RpcObject>()
 
@@ -48,7 +48,7 @@ export function formatTransaction(tx: TypedTransaction, ctx: TxContext): RpcObje
 
 /** The object of mined transaction `index` of block `blockHash` when it was formatted before (see keptReceipt), else undefined. */
 export function keptTransaction(blockHash: Uint8Array, index: number): RpcObject | undefined {
-  return minedCache.get(keyOf(blockHash, index))
+  return minedCache.get(keyOfOnce(blockHash, index))
 }
 
 function buildTransaction(tx: TypedTransaction, ctx: TxContext): RpcObject {
