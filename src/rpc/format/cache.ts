@@ -9,6 +9,7 @@
  * Keys are the block hash and a position, so an entry can never describe another block.
  */
 
+import { hexOf } from '../../util/bytes.js'
 import { SizedCache } from '../../util/sizedCache.js'
 
 /** Formatted receipts and transactions kept (each kind). */
@@ -46,10 +47,6 @@ export function keyOf(hash: Uint8Array, suffix: string | number): string {
  */
 export function keyOfOnce(hash: Uint8Array, suffix: string | number): string {
   return `${hexOf(hash)}:${suffix}`
-}
-
-function hexOf(hash: Uint8Array): string {
-  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
 }
 
 const immutable = new WeakSet<object>()
